@@ -1,0 +1,34 @@
+# The series and its harness. See README.md.
+#   make tree     build/linux = Debian's 6.12 source (tag base) + patches/
+#   make build    configure and build the kernel into build/obj
+#   make check    checkpatch, bisect builds, W=1/sparse, selftests and
+#                 event formats in the VM; ends with "N passed, N failed"
+#   make run      boot, record the rmap events under a workload, summarize
+#   make export   write build/linux's base..HEAD back to patches/
+#   make deps     install the Debian packages the project needs
+#   make clean    remove build/ (ccache keeps its objects)
+
+.PHONY: all deps tree build check run export clean
+all: check
+
+deps:
+	@scripts/install-deps
+
+tree:
+	@scripts/tree
+
+build:
+	@[ -d build/linux/.git ] || scripts/tree
+	@scripts/build bzImage
+
+check:
+	@scripts/check
+
+run:
+	@scripts/run
+
+export:
+	@scripts/export
+
+clean:
+	rm -rf build

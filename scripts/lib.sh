@@ -1,0 +1,13 @@
+# Shared settings and helpers, sourced by the scripts in scripts/.
+# shellcheck shell=sh
+
+top=${top:-$(cd "$(dirname "$0")/.." && pwd)}
+BUILD=${BUILD:-$top/build}
+LOGS=$BUILD/logs
+OBJ=${OBJ:-$BUILD/obj}
+KVER_SERIES=6.12
+KPKG_VERSION=6.12.117-1~deb12u1
+mkdir -p "$LOGS"
+
+info() { printf '%s\n' "$*" >&2; }
+die() { printf 'FAILED: %s\n' "$*" >&2; exit 1; }
