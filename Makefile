@@ -4,11 +4,14 @@
 #   make check    checkpatch, bisect builds, W=1/sparse, selftests and
 #                 event formats in the VM; ends with "N passed, N failed"
 #   make run      boot, record the rmap events under a workload, summarize
+#   make stress   the debug kernel's run of make check, with STRESS_S
+#                 seconds of stress (default 600)
+#   make matrix   HEAD built in each configs/matrix/ configuration
 #   make export   write build/linux's base..HEAD back to patches/
 #   make deps     install the Debian packages the project needs
 #   make clean    remove build/ (ccache keeps its objects)
 
-.PHONY: all deps tree build check run export clean
+.PHONY: all deps tree build check run stress matrix export clean
 all: check
 
 deps:
@@ -26,6 +29,13 @@ check:
 
 run:
 	@scripts/run
+
+stress:
+	@[ -d build/linux/.git ] || scripts/tree
+	@STRESS_S=$${STRESS_S:-600} scripts/check-debug
+
+matrix:
+	@scripts/matrix
 
 export:
 	@scripts/export
