@@ -189,9 +189,10 @@ static void op_dax(unsigned int seed)
 	if (check(p, len - PMD, seed))
 		fail("dax", "data");
 	munmap(p, len - PMD);
-	/* MAP_SYNC: a write fault completes by inserting the pfn writable */
+	/* MAP_SYNC over blocks not yet allocated: the write fault syncs the
+	 * new metadata and then inserts the pfn writable */
 	p = mmap(NULL, 16 * psize, PROT_READ | PROT_WRITE,
-		 MAP_SHARED_VALIDATE | MAP_SYNC, fd, 0);
+		 MAP_SHARED_VALIDATE | MAP_SYNC, fd, len - PMD);
 	if (p == MAP_FAILED)
 		fail("dax", "mmap(MAP_SYNC)");
 	if (msync(p, 16 * psize, MS_SYNC))
