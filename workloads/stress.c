@@ -85,6 +85,21 @@ static char *map_anon(size_t len, size_t align)
 	return (char *)a;
 }
 
+/* A shared mapping of a new memfd (shmem) of @len bytes; its fd in @fdp. */
+static char *map_shmem(const char *op, size_t len, int *fdp)
+{
+	int fd = memfd_create(op, 0);
+	char *p;
+
+	if (fd < 0 || ftruncate(fd, len))
+		fail(op, "memfd");
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		fail(op, "mmap");
+	*fdp = fd;
+	return p;
+}
+
 /* move_pages() every page of [p, p + len) to @node; pages left behind are
  * fine (busy, racing with reclaim), errors of the call itself are not. */
 static void move_to(const char *op, char *p, size_t len, int node)
@@ -139,14 +154,9 @@ static void op_anon(unsigned int seed)
 static void op_shmem(unsigned int seed)
 {
 	size_t len = (64 + seed % 512) * psize;
-	int fd = memfd_create("stress", 0);
-	char *p;
+	int fd;
+	char *p = map_shmem("shmem", len, &fd);
 
-	if (fd < 0 || ftruncate(fd, len))
-		fail("shmem", "memfd");
-	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (p == MAP_FAILED)
-		fail("shmem", "mmap");
 	fill(p, len, seed);
 	if (mprotect(p, len / 2, PROT_READ) || check(p, len, seed))
 		fail("shmem", "mprotect or data");
@@ -214,13 +224,9 @@ static void op_migrate(unsigned int seed)
 	size_t len = 256 * psize;
 	unsigned long node1 = 1UL << 1;
 	char *p = map_anon(len, 0), *s;
-	int fd = memfd_create("stress-migrate", 0);
+	int fd;
 
-	if (fd < 0 || ftruncate(fd, len))
-		fail("migrate", "memfd");
-	s = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (s == MAP_FAILED)
-		fail("migrate", "mmap");
+	s = map_shmem("migrate", len, &fd);
 	fill(p, len, seed);
 	fill(s, len, seed + 7);
 	move_to("migrate", p, len, 1);
