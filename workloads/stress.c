@@ -17,6 +17,9 @@
  *   idle     pages marked idle through /sys/kernel/mm/page_idle/bitmap
  *   pcp      allocation and free bursts of 16 MiB, vm.compact_memory and
  *            vm.percpu_pagelist_high_fraction (which drain the PCP lists)
+ *   tier     anonymous memory (a THP range too) moved to node 1 and kept
+ *            hot for a second, for kscand to promote, while parts of it
+ *            are mprotected, unmapped, moved back and split under it
  *
  * Data written is read back after each migration or split: a lost or
  * corrupted page fails the step.
@@ -330,13 +333,48 @@ static void op_pcp(unsigned int seed)
 		   fractions[seed % 4]);
 }
 
+static void op_tier(unsigned int seed)
+{
+	size_t len = 2 * PMD;
+	char *p = map_anon(len, PMD);
+	struct timespec t0, t;
+	int round = 0;
+
+	madvise(p, PMD, MADV_HUGEPAGE);
+	fill(p, len, seed);
+	move_to("tier", p, len, 1);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		for (size_t i = 0; i < len; i += psize)
+			if (p[i] != (char)((seed + i / psize) & 0xff))
+				fail("tier", "data while kept hot");
+		switch (round++) {
+		case 20:	/* split the THP under the scan */
+			mprotect(p + 8 * psize, psize, PROT_READ);
+			break;
+		case 40:
+			move_to("tier", p + PMD, PMD / 2, 0);
+			break;
+		case 60:
+			munmap(p + PMD + PMD / 2, PMD / 2);
+			len = PMD + PMD / 2;
+			break;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000000000L + t.tv_nsec - t0.tv_nsec <
+		 1000000000L);
+	if (check(p, len, seed))
+		fail("tier", "data after promotion");
+	munmap(p, len);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(unsigned int seed);
 } ops[] = {
 	{ "anon", op_anon }, { "shmem", op_shmem }, { "dax", op_dax },
 	{ "migrate", op_migrate }, { "thp", op_thp }, { "ksm", op_ksm },
-	{ "idle", op_idle }, { "pcp", op_pcp },
+	{ "idle", op_idle }, { "pcp", op_pcp }, { "tier", op_tier },
 };
 #define NR_OPS (sizeof(ops) / sizeof(ops[0]))
 
