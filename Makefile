@@ -3,7 +3,10 @@
 #   make build    configure and build the kernel into build/obj
 #   make check    checkpatch, bisect builds, W=1/sparse, selftests and
 #                 event formats in the VM; ends with "N passed, N failed"
-#   make run      boot, record the rmap events under a workload, summarize
+#   make run      boot, record the rmap and kscand events under workloads,
+#                 summarize
+#   make bench    kscand against NUMA balancing tiering and DAMON: table,
+#                 build/bench/summary.csv, build/bench/residency-*.png
 #   make stress   the debug kernel's run of make check, with STRESS_S
 #                 seconds of stress (default 600)
 #   make matrix   HEAD built in each configs/matrix/ configuration
@@ -11,7 +14,7 @@
 #   make deps     install the Debian packages the project needs
 #   make clean    remove build/ (ccache keeps its objects)
 
-.PHONY: all deps tree build check run stress matrix export clean
+.PHONY: all deps tree build check run bench stress matrix export clean
 all: check
 
 deps:
@@ -29,6 +32,10 @@ check:
 
 run:
 	@scripts/run
+
+bench:
+	@scripts/install-deps
+	@scripts/bench
 
 stress:
 	@[ -d build/linux/.git ] || scripts/tree
