@@ -21,16 +21,13 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "bench.h"
 
 #define MPOL_MF_MOVE	(1 << 1)
 
 static void pin(int cpu)
 {
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set))
+	if (pin_to_cpu(cpu))
 		perror("sched_setaffinity");
 }
 

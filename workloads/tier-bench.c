@@ -114,11 +114,7 @@ static double cpu_s(struct timeval tv)
 
 static void pin(int cpu)
 {
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set))
+	if (pin_to_cpu(cpu))
 		die("sched_setaffinity");
 }
 
