@@ -16,7 +16,8 @@
  *   ksm      identical MADV_MERGEABLE pages left to ksmd, then written
  *   idle     pages marked idle through /sys/kernel/mm/page_idle/bitmap
  *   pcp      allocation and free bursts of 16 MiB, vm.compact_memory and
- *            vm.percpu_pagelist_high_fraction (which drain the PCP lists)
+ *            vm.percpu_pagelist_high_fraction (which drain the PCP lists),
+ *            and vm.drop_caches=2 (slab shrinkers: the vmscan events)
  *   tier     anonymous memory (a THP range too) moved to node 1 and kept
  *            hot for 3 s, for kscand to promote, while parts of it
  *            are mprotected, unmapped, moved back and split under it
@@ -329,6 +330,8 @@ static void op_pcp(unsigned int seed)
 	}
 	if (seed % 4 == 0)
 		write_file("/proc/sys/vm/compact_memory", "1");
+	if (seed % 4 == 1)
+		write_file("/proc/sys/vm/drop_caches", "2");
 	write_file("/proc/sys/vm/percpu_pagelist_high_fraction",
 		   fractions[seed % 4]);
 }
