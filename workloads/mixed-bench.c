@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A fixed mix of the mm paths the series traces, timed phase by phase:
- * fork/exit, anonymous faults and unmap, migration to node 1 and back
- * (move_pages), page_idle marking, and file write/read/truncate in tmpfs.
+ * fork/exit, fork/exec/exit, anonymous faults and unmap, migration to
+ * node 1 and back (move_pages), page_idle marking, and file
+ * write/read/truncate in tmpfs.
  * Best of ROUNDS per phase, in ns per operation; run under
  * "scripts/vm-run --icount" (guest time counts instructions) to compare a
  * base kernel with the series with every event off.
@@ -24,6 +25,7 @@
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define FORKS		200
+#define EXECS		50
 #define ANON_MB		16
 #define MIGRATE_MB	4
 #define FILE_MB		16
@@ -39,6 +41,22 @@ static void phase_fork(void)
 
 		if (!pid)
 			_exit(0);
+		waitpid(pid, &st, 0);
+	}
+}
+
+/* fork, exec a small program, exit: the paths that register an mm */
+static void phase_exec(void)
+{
+	int i, st;
+
+	for (i = 0; i < EXECS; i++) {
+		pid_t pid = fork();
+
+		if (!pid) {
+			execl("/bin/true", "true", (char *)NULL);
+			_exit(1);
+		}
 		waitpid(pid, &st, 0);
 	}
 }
@@ -136,6 +154,7 @@ static const struct {
 	long ops;
 } phases[] = {
 	{ "fork+exit", phase_fork, FORKS },
+	{ "fork+exec+exit", phase_exec, EXECS },
 	{ "anon fault+unmap (page)", phase_anon, ANON_MB << 8 },
 	{ "move_pages there+back (page)", phase_migrate, MIGRATE_MB << 8 },
 	{ "page_idle mark (page)", phase_idle, ANON_MB << 8 },
