@@ -5,8 +5,9 @@
 #                 event formats in the VM; ends with "N passed, N failed"
 #   make run      boot, record the rmap and kscand events under workloads,
 #                 summarize
-#   make bench    kscand against NUMA balancing tiering and DAMON: table,
-#                 build/bench/summary.csv, build/bench/residency-*.png
+#   make bench    kscand against NUMA balancing tiering and DAMON in three
+#                 regimes, 3 runs each: medians, build/bench/summary.csv,
+#                 build/bench/*.png
 #   make stress   the debug kernel's run of make check, with STRESS_S
 #                 seconds of stress (default 600)
 #   make matrix   HEAD built in each configs/matrix/ configuration
