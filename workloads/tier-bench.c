@@ -103,7 +103,7 @@ static void place(char *p, long len, int node)
 {
 	unsigned long mask = 1UL << node;
 	long i, n = len / psz, left;
-	int try, *status, *nodes;
+	int try, *status, *nodes, first = 0;
 	void **pages;
 
 	if (syscall(SYS_set_mempolicy, MPOL_BIND, &mask, 8 * sizeof(mask)))
@@ -125,6 +125,8 @@ static void place(char *p, long len, int node)
 			die("move_pages");
 		for (i = left = 0; i < n; i++)
 			if (status[i] != node) {
+				if (!left)
+					first = status[i];
 				pages[left] = pages[i];
 				nodes[left++] = node;
 			}
@@ -132,7 +134,7 @@ static void place(char *p, long len, int node)
 			break;
 		if (try == PLACE_TRIES) {
 			fprintf(stderr, "tier-bench: %ld of %ld pages not on node %d after %d tries; move_pages() status of the first: %d\n",
-				left, n, node, PLACE_TRIES, status[0]);
+				left, n, node, PLACE_TRIES, first);
 			exit(1);
 		}
 		usleep(10000 * (try + 1));
