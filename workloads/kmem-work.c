@@ -7,9 +7,11 @@
  *                                  the kernel copies each value with
  *                                  vmemdup_user() (a kmalloc of SIZE bytes,
  *                                  freed again); NODE binds the task there
- *   kmem-work semundo N            N children each take a SEM_UNDO semaphore
- *                                  and exit: the undo structure is kmalloc'ed
- *                                  and freed by kvfree_rcu()
+ *   kmem-work semundo N [NSEMS]    N children each take a SEM_UNDO semaphore
+ *                                  of a set of NSEMS (default 1) and exit: the
+ *                                  undo structure (2 * NSEMS bytes and a
+ *                                  header) is kmalloc'ed and freed by
+ *                                  kvfree_rcu()
  *   kmem-work mmap N               a child maps N separate areas, then unmaps
  *                                  them: maple tree nodes are preallocated
  *                                  with kmem_cache_alloc_bulk(), and the
@@ -71,10 +73,10 @@ static int do_xattr(long n, size_t size, int node)
 	return 0;
 }
 
-static int do_semundo(long n)
+static int do_semundo(long n, int nsems)
 {
 	struct sembuf up = { .sem_num = 0, .sem_op = 1, .sem_flg = SEM_UNDO };
-	int id = semget(IPC_PRIVATE, 1, 0600);
+	int id = semget(IPC_PRIVATE, nsems, 0600);
 	long i;
 
 	if (id < 0) {
@@ -140,13 +142,13 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (!strcmp(mode, "xattr") && argc >= 4)
 		return do_xattr(n, atol(argv[3]), argc > 4 ? atoi(argv[4]) : -1);
-	if (!strcmp(mode, "semundo") && argc == 3)
-		return do_semundo(n);
+	if (!strcmp(mode, "semundo") && (argc == 3 || argc == 4))
+		return do_semundo(n, argc == 4 ? atoi(argv[3]) : 1);
 	if (!strcmp(mode, "mmap") && argc == 3)
 		return do_mmap(n);
 	if (!strcmp(mode, "all") && argc == 1)
-		return do_xattr(1000, 10240, -1) | do_semundo(64) |
+		return do_xattr(1000, 10240, -1) | do_semundo(64, 1) |
 		       do_mmap(1000);
-	fprintf(stderr, "usage: kmem-work [xattr N SIZE [NODE] | semundo N | mmap N]\n");
+	fprintf(stderr, "usage: kmem-work [xattr N SIZE [NODE] | semundo N [NSEMS] | mmap N]\n");
 	return 2;
 }
