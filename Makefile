@@ -1,5 +1,7 @@
 # The series and its harness. See README.md.
-#   make tree     build/linux = Debian's 6.12 source (tag base) + patches/
+#   make tree     build/linux = Debian's 7.3 source (tag base), a branch per
+#                 posting of patches/ and their merge (branch series);
+#                 build/linux-6.12 = Debian's 6.12 + backport-6.12/
 #   make build    configure and build the kernel into build/obj
 #   make check    checkpatch, bisect builds, W=1/sparse, selftests and
 #                 event formats in the VM; ends with "N passed, N failed"
@@ -11,7 +13,8 @@
 #   make stress   the debug kernel's run of make check, with STRESS_S
 #                 seconds of stress (default 600)
 #   make matrix   HEAD built in each configs/matrix/ configuration
-#   make export   write build/linux's base..HEAD back to patches/
+#   make export   write build/linux's postings back to patches/ (and
+#                 build/linux-6.12's series to backport-6.12/)
 #   make deps     install the Debian packages the project needs
 #   make clean    remove build/ (ccache keeps its objects)
 
@@ -23,6 +26,7 @@ deps:
 
 tree:
 	@scripts/tree
+	@BACKPORT=1 scripts/tree
 
 build:
 	@[ -d build/linux/.git ] || scripts/tree
@@ -47,6 +51,7 @@ matrix:
 
 export:
 	@scripts/export
+	@[ ! -d build/linux-6.12/.git ] || BACKPORT=1 scripts/export
 
 clean:
 	rm -rf build
