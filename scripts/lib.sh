@@ -33,7 +33,7 @@ RT_SKIPS="^rmap_events: contended: the writer stopped waiting|^rmap_events: lock
 # prints them [FAILED TO PARSE]. scripts/vm-check-events finds them in the
 # guest's formats; scripts/stress-report, on the host, takes this list of
 # what it found on 7.3.4.
-UPSTREAM_UNPARSED="mm_shrink_slab_end mm_shrink_slab_start mm_vmscan_direct_reclaim_begin mm_vmscan_direct_reclaim_end mm_vmscan_memcg_reclaim_begin mm_vmscan_memcg_reclaim_end mm_vmscan_memcg_softlimit_reclaim_begin mm_vmscan_memcg_softlimit_reclaim_end mm_vmscan_node_reclaim_begin mm_vmscan_node_reclaim_end"
+UPSTREAM_UNPARSED="mm_shrink_slab_end mm_shrink_slab_start mm_vmscan_direct_reclaim_begin mm_vmscan_direct_reclaim_end mm_vmscan_memcg_reclaim_begin mm_vmscan_memcg_reclaim_end mm_vmscan_memcg_softlimit_reclaim_begin mm_vmscan_memcg_softlimit_reclaim_end mm_vmscan_node_reclaim_end"
 
 # The debug kernel runs kscand_policy without its "full" case: filling the
 # top node to its watermarks stalls there in the allocator for tens of
