@@ -20,11 +20,8 @@ ONE_TOP_SKIPS='^kscand_policy: two top-tier nodes'
 # The real-time kernel's (configs/rt.config): 7.3 builds neither THP nor
 # NUMA balancing with PREEMPT_RT. The THP cases skip, the DAX PMD fault
 # cases skip (FS_DAX_PMD needs THP); kscand, which needs neither, runs, and
-# its cases for two top-tier nodes skip as in the default VM. Not implied
-# by the configuration: rmap_events' contended case does not see, on 7.3
-# RT, its writer wait for i_mmap_rwsem (a task in D state whose stack it
-# does not recognize; not yet explained), and skips.
-RT_SKIPS="^rmap_events: contended: the writer stopped waiting|^rmap_events: locked: needs THP|^pcp_events: thp refill: THP is disabled|^dax_events: PMD faults: no dax_pmd_fault events|^kscand_events: THP hot set: no THPs|$ONE_TOP_SKIPS"
+# its cases for two top-tier nodes skip as in the default VM.
+RT_SKIPS="^rmap_events: locked: needs THP|^pcp_events: thp refill: THP is disabled|^dax_events: PMD faults: no dax_pmd_fault events|^kscand_events: THP hot set: no THPs|$ONE_TOP_SKIPS"
 
 # A posting booted alone (make check's per-posting step) lacks the event
 # systems of the others, which trace_enum_formats skips by name.
