@@ -14,9 +14,10 @@ BACKPORT_KPKG_VERSION=6.12.117-1~deb12u1
 mkdir -p "$LOGS"
 
 # Selftest cases the default VM cannot run, by its topology: one top-tier
-# node (scripts/vm-selftests' EXPECTED_SKIPS; the two-node cases run in
-# "scripts/vm-run --two-top").
-ONE_TOP_SKIPS='^kscand_policy: two top-tier nodes'
+# node, and a lower tier (scripts/vm-selftests' EXPECTED_SKIPS; the
+# two-node cases run in "scripts/vm-run --two-top", kscand_no_lower in
+# "scripts/vm-run --lower-mb 0").
+ONE_TOP_SKIPS='^kscand_policy: two top-tier nodes|^kscand_no_lower: a lower memory tier'
 # The real-time kernel's (configs/rt.config): 7.3 builds neither THP nor
 # NUMA balancing with PREEMPT_RT. The THP cases skip, the DAX PMD fault
 # cases skip (FS_DAX_PMD needs THP); kscand, which needs neither, runs, and

@@ -82,6 +82,7 @@ int main(int argc, char **argv)
 				((volatile char *)p)[i * psz] = 1;
 	}
 	pin(0);
+	close(pfd[1]);		/* read() sees the end if the child dies */
 	if (read(pfd[0], &i, 1) != 1)
 		return 1;
 	t0 = now();
