@@ -7,7 +7,8 @@
  *
  * A child pinned to CPU 1 writes KB of anonymous memory once, moves it to
  * NODE with move_pages() and then writes every page of it in a busy loop,
- * making no system call. The parent, pinned to CPU 0, asks every 100 ms
+ * making no system call; the parent prints "hotset: placed" then. The
+ * parent, pinned to CPU 0, asks every 100 ms
  * (move_pages() on the child) how many of the pages are on node 0, and
  * prints when 95% were, and the final count after SECONDS.
  */
@@ -85,6 +86,8 @@ int main(int argc, char **argv)
 	close(pfd[1]);		/* read() sees the end if the child dies */
 	if (read(pfd[0], &i, 1) != 1)
 		return 1;
+	printf("hotset: placed\n");
+	fflush(stdout);
 	t0 = now();
 	do {
 		usleep(100000);
