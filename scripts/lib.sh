@@ -14,10 +14,11 @@ BACKPORT_KPKG_VERSION=6.12.117-1~deb12u1
 mkdir -p "$LOGS"
 
 # Selftest cases the default VM cannot run, by its topology: one top-tier
-# node, and a lower tier (scripts/vm-selftests' EXPECTED_SKIPS; the
+# node, a lower tier, no swap (scripts/vm-selftests' EXPECTED_SKIPS; the
 # two-node cases run in "scripts/vm-run --two-top", kscand_no_lower in
-# "scripts/vm-run --lower-mb 0").
-ONE_TOP_SKIPS='^kscand_policy: two top-tier nodes|^kscand_no_lower: a lower memory tier'
+# "scripts/vm-run --lower-mb 0", kscand_policy mglru_reclaim in a VM with
+# swap on its NVDIMM, scripts/vm-swap-on).
+ONE_TOP_SKIPS='^kscand_policy: two top-tier nodes|^kscand_no_lower: a lower memory tier|^kscand_policy: mglru_reclaim: no swap'
 # The real-time kernel's (configs/rt.config): 7.3 builds neither THP nor
 # NUMA balancing with PREEMPT_RT. The THP cases skip, the DAX PMD fault
 # cases skip (FS_DAX_PMD needs THP); kscand, which needs neither, runs, and
@@ -38,7 +39,7 @@ UPSTREAM_UNPARSED="mm_shrink_slab_end mm_shrink_slab_start mm_vmscan_direct_recl
 # seconds (KASAN under TCG: "page allocation stall for 26 secs" measured on
 # 7.3), and the case would not end within the guest's limit. The
 # distribution and RT kernels run it.
-DEBUG_KSCAND_POLICY="kscand_policy mempolicy localalloc cpuset memcg page_idle off pinned ksm backoff rate_thp idle toptier sparse wakeups tlb nodes memcg_limit toptier_flush epoch prune mglru mglru_hot warm"
+DEBUG_KSCAND_POLICY="kscand_policy mempolicy localalloc cpuset memcg page_idle off pinned ksm backoff rate_thp idle toptier sparse wakeups tlb nodes memcg_limit toptier_flush epoch prune mglru mglru_hot mglru_reclaim warm"
 DEBUG_SKIPS="^kscand_policy: full: not asked for|$ONE_TOP_SKIPS"
 POSTING_SKIPS="^trace_enum_formats: [a-z_]+: no such event system|$ONE_TOP_SKIPS"
 
