@@ -39,7 +39,7 @@ UPSTREAM_UNPARSED="mm_shrink_slab_end mm_shrink_slab_start mm_vmscan_direct_recl
 # seconds (KASAN under TCG: "page allocation stall for 26 secs" measured on
 # 7.3), and the case would not end within the guest's limit. The
 # distribution and RT kernels run it.
-DEBUG_KSCAND_POLICY="kscand_policy mempolicy localalloc cpuset memcg page_idle off pinned ksm backoff rate_thp idle toptier sparse wakeups tlb nodes memcg_limit toptier_flush epoch prune mglru mglru_hot mglru_reclaim warm"
+DEBUG_KSCAND_POLICY="kscand_policy mempolicy localalloc cpuset memcg page_idle off pinned ksm backoff rate_thp idle toptier sparse wakeups tlb nodes memcg_limit toptier_flush epoch prune mglru mglru_hot mglru_reclaim warm slow"
 DEBUG_SKIPS="^kscand_policy: full: not asked for|$ONE_TOP_SKIPS"
 POSTING_SKIPS="^trace_enum_formats: [a-z_]+: no such event system|$ONE_TOP_SKIPS"
 
