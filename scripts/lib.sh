@@ -43,7 +43,7 @@ UPSTREAM_UNPARSED="mm_shrink_slab_end mm_shrink_slab_start mm_vmscan_direct_recl
 # first result there, should MGLRU's aging, forced back to back, leave the
 # top node's oldest generation older than 500 ms (208-216 ms measured on
 # 7.3 with the case's filler mlock()ed; 1.5 s before, with it on the LRU).
-DEBUG_KSCAND_POLICY="kscand_policy mempolicy localalloc prctl cpuset memcg page_idle off pinned ksm backoff rate_thp idle toptier sparse wakeups tlb nodes memcg_limit toptier_flush epoch prune mglru mglru_hot mglru_reclaim warm slow room short oldest held reuse shared shared_turns"
+DEBUG_KSCAND_POLICY="kscand_policy mempolicy localalloc prctl cpuset memcg page_idle off pinned ksm backoff rate_thp idle toptier sparse wakeups tlb nodes memcg_limit toptier_flush epoch prune mglru mglru_hot mglru_reclaim warm slow room short oldest held reuse shared shared_turns no_room"
 DEBUG_SKIPS="^kscand_policy: full: not asked for|^kscand_policy: oldest: MGLRU aged too slowly|$ONE_TOP_SKIPS"
 POSTING_SKIPS="^trace_enum_formats: [a-z_]+: no such event system|$ONE_TOP_SKIPS"
 
