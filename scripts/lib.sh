@@ -23,8 +23,9 @@ ONE_TOP_SKIPS='^kscand_policy: two top-tier nodes|^kscand_no_lower: a lower memo
 # NUMA balancing with PREEMPT_RT. The THP cases skip, the DAX PMD fault
 # cases skip (FS_DAX_PMD needs THP); kscand, which needs neither, runs, and
 # its cases for two top-tier nodes skip as in the default VM, as does its
-# case of the rate limit it shares with NUMA balancing.
-RT_SKIPS="^rmap_events: locked: needs THP|^pcp_events: thp refill: THP is disabled|^dax_events: PMD faults: no dax_pmd_fault events|^kscand_events: THP hot set: no THPs|^kscand_policy: rate_thp: 0 kB of THPs|^kscand_policy: short: no NUMA balancing rate limit in this kernel|$ONE_TOP_SKIPS"
+# case of the rate limit it shares with NUMA balancing; so do the promote
+# events' NUMA balancing cases.
+RT_SKIPS="^promote_events: numab(_short)?: no NUMA balancing|^rmap_events: locked: needs THP|^pcp_events: thp refill: THP is disabled|^dax_events: PMD faults: no dax_pmd_fault events|^kscand_events: THP hot set: no THPs|^kscand_policy: rate_thp: 0 kB of THPs|^kscand_policy: short: no NUMA balancing rate limit in this kernel|$ONE_TOP_SKIPS"
 
 # A posting booted alone (make check's per-posting step) lacks the event
 # systems of the others, which trace_enum_formats skips by name.
@@ -46,6 +47,17 @@ UPSTREAM_UNPARSED="mm_shrink_slab_end mm_shrink_slab_start mm_vmscan_direct_recl
 DEBUG_KSCAND_POLICY="kscand_policy mempolicy localalloc prctl cpuset memcg page_idle off pinned ksm backoff rate_thp idle toptier sparse wakeups tlb nodes memcg_limit toptier_flush epoch prune mglru mglru_hot mglru_reclaim warm slow room short oldest held reuse shared shared_turns no_room"
 DEBUG_SKIPS="^kscand_policy: full: not asked for|^kscand_policy: oldest: MGLRU aged too slowly|$ONE_TOP_SKIPS"
 POSTING_SKIPS="^trace_enum_formats: [a-z_]+: no such event system|$ONE_TOP_SKIPS"
+
+# posting_base POSTING: what the posting applies on: "base" (7.3), or the
+# posting named in patches/POSTING/applies-on (listed before it in
+# patches/series), whose patches it needs
+posting_base() {
+	if [ -f "$top/patches/$1/applies-on" ]; then
+		read -r pb <"$top/patches/$1/applies-on" && echo "$pb"
+	else
+		echo base
+	fi
+}
 
 info() { printf '%s\n' "$*" >&2; }
 die() { printf 'FAILED: %s\n' "$*" >&2; exit 1; }
