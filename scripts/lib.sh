@@ -39,11 +39,13 @@ UPSTREAM_UNPARSED="mm_shrink_slab_end mm_shrink_slab_start mm_vmscan_direct_recl
 # kscand_policy's cases that reach kscand's code, and those that time its
 # hot threshold (full warm slow room short oldest held: how soon pages
 # accessed at given intervals, or with the target short of room, count
-# hot), which run the same scanning and promotion code as the others, for
-# 164 s of the test's 6 minutes on the series' kernel (each case run
-# alone, 2026-11-30; the debug kernel takes twice as long). The series' and the RT kernels run them
-# all; the debug kernel and a posting booted alone (make check's
-# per-posting step) run the first list, the others skipped by name.
+# hot), which run the same scanning and promotion code as the others:
+# 164 s of about 390 s with each case run alone once on the series'
+# kernel (2026-11-30; the whole test took 655 s on the debug kernel, 359
+# s on the series' kernel, in one make check). The series' and the RT
+# kernels run them all; the debug kernel and a posting booted alone (make
+# check's per-posting step) run the first list, the others skipped by
+# name.
 # The debug kernel could not run "full" anyway: filling the top node to
 # its watermarks stalls there in the allocator for tens of seconds (KASAN
 # under TCG: "page allocation stall for 26 secs" measured on 7.3), past
