@@ -17,6 +17,11 @@
  *                                  with kmem_cache_alloc_bulk(), and the
  *                                  unused ones go back through
  *                                  kmem_cache_free_bulk()
+ *   kmem-work xcpu N SIZE          N SIZE-byte datagrams over a unix socket
+ *                                  pair, sent on CPU 0 and received by a
+ *                                  child on CPU 1: each one's sk_buff and
+ *                                  data are allocated on one CPU and freed
+ *                                  on the other
  *   kmem-work                      xattr 1000 10240, semundo 64, mmap 1000
  *
  * Each mode prints one line saying what it did.
@@ -24,6 +29,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +37,7 @@
 #include <sys/ipc.h>
 #include <sys/mman.h>
 #include <sys/sem.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
@@ -134,6 +141,56 @@ static int do_mmap(long n)
 	return 0;
 }
 
+static int pin_to_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+static int do_xcpu(long n, size_t size)
+{
+	char *buf = calloc(1, size);
+	int sv[2], status;
+	long i;
+	pid_t pid;
+
+	if (!buf || socketpair(AF_UNIX, SOCK_DGRAM, 0, sv)) {
+		perror("kmem-work: xcpu setup");
+		return 1;
+	}
+	pid = fork();
+	if (pid == 0) {
+		if (pin_to_cpu(1))
+			_exit(1);
+		for (i = 0; i < n; i++)
+			if (recv(sv[1], buf, size, 0) < 0)
+				_exit(1);
+		_exit(0);
+	}
+	if (pid < 0 || pin_to_cpu(0)) {
+		perror("kmem-work: xcpu fork or pin");
+		return 1;
+	}
+	for (i = 0; i < n; i++)
+		if (send(sv[0], buf, size, 0) < 0) {
+			perror("kmem-work: send");
+			break;
+		}
+	if (waitpid(pid, &status, 0) < 0 || status) {
+		perror("kmem-work: xcpu child");
+		return 1;
+	}
+	close(sv[0]);
+	close(sv[1]);
+	free(buf);
+	printf("xcpu: %ld datagrams of %zu bytes sent on CPU 0, received on CPU 1\n",
+	       i, size);
+	return i == n ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "all";
@@ -146,9 +203,12 @@ int main(int argc, char **argv)
 		return do_semundo(n, argc == 4 ? atoi(argv[3]) : 1);
 	if (!strcmp(mode, "mmap") && argc == 3)
 		return do_mmap(n);
+	if (!strcmp(mode, "xcpu") && argc == 4)
+		return do_xcpu(n, atol(argv[3]));
 	if (!strcmp(mode, "all") && argc == 1)
 		return do_xattr(1000, 10240, -1) | do_semundo(64, 1) |
 		       do_mmap(1000);
-	fprintf(stderr, "usage: kmem-work [xattr N SIZE [NODE] | semundo N [NSEMS] | mmap N]\n");
+	fprintf(stderr, "usage: kmem-work [xattr N SIZE [NODE] | semundo N [NSEMS] | mmap N |\n"
+		"                  xcpu N SIZE]\n");
 	return 2;
 }
