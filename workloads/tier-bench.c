@@ -3,9 +3,10 @@
  * A workload with a known hot set on a lower-tier node, for comparing
  * promoters of hot pages (NUMA balancing's tiering mode, kscand, DAMON).
  *
- *   tier-bench [-b] [-t TICK_US] [-G GOFILE] [-S SAMPLE] [-n NODE] [-s STEADY_S] [-m MOVED_S]
- *              [-q QUIET_S] [-H HOT_MB] [-W WARM_MB] [-w WARM_PERIOD_S]
- *              [-O ONESHOT_MB] [-C COLD_MB] [-I IDLE_MB]
+ *   tier-bench [-b] [-t TICK_US] [-G GOFILE] [-R READYFIFO] [-S SAMPLE] [-n NODE] [-u WARMUP_S]
+ *              [-s STEADY_S] [-m MOVED_S] [-P PASS_MS] [-H HOT_MB]
+ *              [-W WARM_MB] [-w WARM_PERIOD_S] [-O ONESHOT_MB]
+ *              [-C COLD_MB] [-I IDLE_MB]
  *
  * One anonymous region, 4 KiB pages (MADV_NOHUGEPAGE), all of it placed on
  * NODE (default 1) by a temporary MPOL_BIND and then left to the default
@@ -13,19 +14,39 @@
  *
  *   | hot A | warm | one-shot | cold: hot B, then the rest |
  *
- * For STEADY_S seconds the process writes every page of hot A, pass after
- * pass, making no system call; then hot A goes cold and hot B, until then
- * cold, is written the same way for MOVED_S seconds. The warm set is
- * written once every WARM_PERIOD_S seconds, the one-shot set once, a third
- * of the way into the steady phase; the cold set never after placement.
- * With -q, a third phase of QUIET_S seconds follows in which no page on
- * NODE is written at all: the process writes hot set C, HOT_MB placed on
- * node 0, the same way (what a promoter costs while there is nothing to
- * promote). A second process, forked before the region exists, holds
- * IDLE_MB on NODE and sleeps. The workload runs on CPU 0. With -b one more process per
- * online CPU spins on that CPU all along, as on a loaded machine, counting
- * its loops; without, the workload has CPU 0 to itself and the other CPUs
- * are idle.
+ * and hot set C, HOT_MB placed on node 0. Three phases:
+ *
+ *   warm-up  WARMUP_S (default 10) s: hot set C is the hot set; no page
+ *            on NODE is written. A promoter has nothing to promote: what
+ *            it costs here is its background cost, and it has the time to
+ *            settle (sample, split regions, pace its scans) before the
+ *            window.
+ *   steady   STEADY_S s from the window's start (t0): hot set A.
+ *   moved    MOVED_S s: hot set B, cold until then; hot set A goes cold.
+ *
+ * The hot set is written by the clock: every PASS_MS (default 50) ms the
+ * process writes one byte of each of its pages. In between it counts
+ * loops, the meter: like an application that computes between its
+ * accesses, it is busy all along (NUMA balancing scans a task at the pace
+ * of its CPU time). A pass that starts late (the process was kept from its
+ * CPU, or a pass took longer than PASS_MS) is counted, and the next one is
+ * due PASS_MS after it. The passes done and due in each phase are printed,
+ * so that a run whose hot set was written less often than asked can be
+ * told. The warm set is written once every WARM_PERIOD_S (default 5) s and
+ * the one-shot set once, a third of the way into the steady phase, both
+ * from t0; the cold set never after placement.
+ *
+ * A second process, forked before the region exists, holds IDLE_MB on NODE
+ * and sleeps. The workload runs on CPU 0. Under QEMU's -icount the guest's
+ * CPUs together execute a fixed number of instructions per guest second,
+ * taking turns: whatever runs anywhere else in the guest takes from the
+ * meter. Before the warm-up the process counts loops alone for a second,
+ * which gives the loops per second of the whole guest; the loops not done
+ * in a phase, against a run with no promoter, are what the promoter cost.
+ * With -b, one more process on each CPU but CPU 0 spins at the default
+ * priority all along, counting its loops the same way: a loaded machine,
+ * on which the promoter's threads have no idle CPU, while the workload
+ * still has its own.
  *
  * With -t, one more process on CPU 0 sleeps TICK_US microseconds at a time,
  * waking the CPU to switch address spaces and back. QEMU's software TLB
@@ -37,27 +58,33 @@
  * real CPU's TLB misses would give it many.
  *
  * Placing is an access, and migration keeps the accessed bit: once every
- * page is on NODE (pages that move_pages() finds elsewhere, for instance
- * not yet on an LRU list, are moved again, a bounded number of times),
- * both processes madvise(MADV_COLD) their memory, which clears the
+ * page is on its node (pages that move_pages() finds elsewhere, for
+ * instance not yet on an LRU list, are moved again, a bounded number of
+ * times), both processes madvise(MADV_COLD) their memory, which clears the
  * accessed bits and flushes the TLB. With -G, the process then prints
  * "range" lines (each set's virtual address range, for a trace filter) and
- * the CSV header, and waits for GOFILE to exist before it starts: a
- * promoter turned on in between sees none of the placement.
+ * a line "ready" (and, with -R, writes "ready" to the FIFO READYFIFO, which
+ * a caller can wait on without running anything in the meantime: the
+ * meter's second alone comes just before), and waits for GOFILE to exist
+ * before it starts: a promoter turned on in between sees none of the
+ * placement.
  *
- * Every second the process asks move_pages() where every SAMPLE-th page
- * (-S, default 4) is and prints one CSV line: the guest time since the
- * start, how many of those pages of each set are on node 0 (the top tier),
- * and the hot-set pages written so far. At the end it prints "total"
- * lines: the pages of each set it samples, the sampling stride, the writes
- * done in each phase, the time spent on anything else (sampling, the warm
- * and one-shot sets), the spinners' loops in the same time (-b), its own
- * user and system CPU time, its pid and its start time on CLOCK_MONOTONIC
- * (to line up with a trace recorded with the "mono" trace clock).
- *
- * Under QEMU's -icount the guest's CPUs together execute a fixed number of
- * instructions per guest second, so the writes and loops done in a fixed
- * time tell how much CPU a promoter took from them, wherever it ran.
+ * Nothing is asked of the kernel while the phases run: where pages went is
+ * for the caller to trace (migrate:remove_migration_pte). After the moved
+ * phase, the process asks move_pages() where every SAMPLE-th page (-S,
+ * default 4) of each set is and prints an "end" line with how many of them
+ * are on node 0, then "total" lines: the pages of each set it sampled, the
+ * passes done and due per phase, the meter's and the spinners' loops per
+ * phase and per guest second, the phases' lengths as measured, its own CPU
+ * time, its pid and t0 on CLOCK_MONOTONIC (to line up with a trace
+ * recorded with the "mono" trace clock). At the phase boundaries the
+ * process also reads /proc/vmstat (after a write to
+ * /proc/sys/vm/stat_refresh, where it may) and the CPU time of the threads
+ * whose pids GOFILE holds, comma-separated (the scheduler's
+ * sum_exec_runtime in /proc/PID/sched: kswapd, a promoter's kthread), and
+ * prints them per phase: "vmstat,PHASE,COUNTER,DELTA" for the counters of
+ * promotion, demotion, migration, NUMA balancing and kscand, and
+ * "thread,PID,PHASE,MS".
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -215,22 +242,44 @@ static pid_t spawn_idle(long idle_len, int node, void **addr)
 	return pid;
 }
 
-/* One counter per spinner, a cache line apart, shared with the parent. */
-#define SPIN_STRIDE	8
+/* One counter per loop process, a cache line apart, shared with the parent. */
+#define LOOP_STRIDE	8
+#define MAX_CPUS	64
 
-static pid_t spawn_spinner(int cpu, volatile unsigned long *loops)
+/*
+ * The meter: count loops in @loops[0] until @t_ns; returns the time. The
+ * spinners run the same code, so that a loop costs the same everywhere.
+ */
+static double spin_until(volatile unsigned long *loops, double t_ns)
+{
+	double t;
+	int i;
+
+	while ((t = now_ns()) < t_ns)
+		for (i = 0; i < 64; i++)
+			loops[0]++;
+	return t;
+}
+
+/*
+ * A process pinned to @cpu that counts loops in @loops[cpu]; it starts
+ * when a byte arrives on @go.
+ */
+static pid_t spawn_spinner(int cpu, volatile unsigned long *loops, int go)
 {
 	pid_t pid = fork();
+	char c;
 
 	if (pid < 0)
 		die("fork");
-	if (!pid) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		pin(cpu);
-		for (;;)
-			loops[cpu * SPIN_STRIDE]++;
-	}
-	return pid;
+	if (pid)
+		return pid;
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	pin(cpu);
+	if (read(go, &c, 1) != 1)
+		_exit(1);
+	spin_until(loops + cpu * LOOP_STRIDE, 1e30);
+	_exit(0);
 }
 
 static pid_t spawn_ticker(long tick_us)
@@ -249,45 +298,138 @@ static pid_t spawn_ticker(long tick_us)
 	return pid;
 }
 
-static unsigned long spin_loops(volatile unsigned long *loops, int ncpus)
+static unsigned long sum_loops(volatile unsigned long *loops, int from,
+			       int to)
 {
 	unsigned long sum = 0;
 	int cpu;
 
-	for (cpu = 0; loops && cpu < ncpus; cpu++)
-		sum += loops[cpu * SPIN_STRIDE];
+	for (cpu = from; cpu < to; cpu++)
+		sum += loops[cpu * LOOP_STRIDE];
 	return sum;
 }
+
+#define MAX_THREADS	16
+
+/* A thread's CPU time in ms, the scheduler's; -1 if it is gone. */
+static double thread_ms(int pid)
+{
+	char path[64], line[256];
+	double ms = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/sched", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "se.sum_exec_runtime", 19)) {
+			sscanf(strchr(line, ':') + 1, "%lf", &ms);
+			break;
+		}
+	fclose(f);
+	return ms;
+}
+
+#define MAX_COUNTERS	512
+
+struct vmstat {
+	int n;
+	char name[MAX_COUNTERS][48];
+	unsigned long long val[MAX_COUNTERS];
+};
+
+static void read_vmstat(struct vmstat *vs)
+{
+	FILE *f = fopen("/proc/sys/vm/stat_refresh", "w");
+
+	if (f) {
+		fputs("1\n", f);
+		fclose(f);
+	}
+	vs->n = 0;
+	f = fopen("/proc/vmstat", "r");
+	if (!f)
+		return;
+	while (vs->n < MAX_COUNTERS &&
+	       fscanf(f, "%47s %llu", vs->name[vs->n], &vs->val[vs->n]) == 2)
+		vs->n++;
+	fclose(f);
+}
+
+static int counter_wanted(const char *name)
+{
+	static const char * const prefix[] = {
+		"numa_", "pgpromote", "pgdemote", "pgmigrate", "kscand_",
+		"pgsteal", "pgscan", "compact_",
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(prefix) / sizeof(prefix[0]); i++)
+		if (!strncmp(name, prefix[i], strlen(prefix[i])))
+			return 1;
+	return 0;
+}
+
+/* The pids, comma-separated, that @path holds (at most @max). */
+static int read_pids(const char *path, int *pid, int max)
+{
+	char buf[512], *tok;
+	int n = 0;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return 0;
+	if (fgets(buf, sizeof(buf), f))
+		for (tok = strtok(buf, ",\n"); tok && n < max;
+		     tok = strtok(NULL, ",\n"))
+			pid[n++] = atoi(tok);
+	fclose(f);
+	return n;
+}
+
+enum phase { WARMUP, STEADY, MOVED, NR_PHASES };
+
+static const char * const phase_name[NR_PHASES] = {
+	"warmup", "steady", "moved",
+};
 
 int main(int argc, char **argv)
 {
 	long mb[NR_SETS] = { [HOT_A] = 16, [WARM] = 16, [ONESHOT] = 16,
 			     [COLD] = 64 };
-	long steady_s = 30, moved_s = 30, quiet_s = 0, warm_period_s = 5;
-	long idle_mb = 32, writes_quiet = 0, tick_us = 0;
+	long warmup_s = 10, steady_s = 30, moved_s = 30, warm_period_s = 5;
+	long idle_mb = 32, pass_ms = 50, settle_s = 2, tick_us = 0;
 	long start[NR_SETS], npages[NR_SETS], on0[NR_SETS], total, i, j;
-	long writes[2] = { 0, 0 }, nidle, nsidle, idle_on0, sampled[NR_SETS];
-	volatile unsigned long *loops = NULL;
-	unsigned long loops0 = 0, loops1, loops_quiet = 0;
-	void **spages[NR_SETS];
-	int busy = 0, node = 1, opt, *status, cpu, ncpus;
-	double t0, t, u, next_sample, next_warm, oneshot_at, other = 0;
-	pid_t idle_pid, spin_pid[64], tick_pid = 0;
-	void **pages, **idle_pages, *idle_addr;
-	const char *gofile = NULL;
+	long sampled[NR_SETS], nidle, nsidle, idle_on0;
+	long done[NR_PHASES] = { 0 }, late[NR_PHASES] = { 0 };
+	double len_s[NR_PHASES], at[NR_PHASES + 1], bg_at;
+	unsigned long meter[NR_PHASES + 1], spin[NR_PHASES + 1];
+	unsigned long bg_meter, bg_spin, cal0, cal1;
+	double thr[MAX_THREADS][NR_PHASES + 1];
+	static struct vmstat vs[NR_PHASES + 1];
+	int tpid[MAX_THREADS], nthreads = 0, k;
+	volatile unsigned long *loops;
+	void **spages[NR_SETS], **idle_pages, *idle_addr;
+	int busy = 0, node = 1, opt, *status, cpu, ncpus, spin_go[2], ph;
+	double tw, t, next_pass, next_warm, oneshot_at, pass_ns, cal_s;
+	pid_t idle_pid, loop_pid[MAX_CPUS], tick_pid = 0;
+	const char *gofile = NULL, *readyfifo = NULL;
 	struct rusage ru;
-	char *p, *hot_c = NULL;
+	char *p, *hot_c;
 
-	while ((opt = getopt(argc, argv, "bt:G:S:n:s:m:q:H:W:w:O:C:I:")) != -1) {
+	while ((opt = getopt(argc, argv, "bt:G:R:S:n:u:s:m:P:H:W:w:O:C:I:")) != -1) {
 		switch (opt) {
 		case 'b': busy = 1; break;
 		case 't': tick_us = atol(optarg); break;
 		case 'G': gofile = optarg; break;
+		case 'R': readyfifo = optarg; break;
 		case 'S': stride = atol(optarg); break;
 		case 'n': node = atoi(optarg); break;
+		case 'u': warmup_s = atol(optarg); break;
 		case 's': steady_s = atol(optarg); break;
 		case 'm': moved_s = atol(optarg); break;
-		case 'q': quiet_s = atol(optarg); break;
+		case 'P': pass_ms = atol(optarg); break;
 		case 'H': mb[HOT_A] = atol(optarg); break;
 		case 'W': mb[WARM] = atol(optarg); break;
 		case 'w': warm_period_s = atol(optarg); break;
@@ -301,10 +443,16 @@ int main(int argc, char **argv)
 	}
 	psz = sysconf(_SC_PAGESIZE);
 	if (mb[COLD] < 2 * mb[HOT_A] || warm_period_s < 1 || steady_s < 3 ||
-	    stride < 1 || quiet_s < 0 || (quiet_s && node == 0)) {
-		fprintf(stderr, "tier-bench: need COLD_MB >= 2 * HOT_MB, WARM_PERIOD_S >= 1, STEADY_S >= 3, SAMPLE >= 1, QUIET_S >= 0 and NODE != 0 with -q\n");
+	    moved_s < 1 || warmup_s < settle_s + 1 || stride < 1 ||
+	    pass_ms < 1 || node == 0) {
+		fprintf(stderr, "tier-bench: need COLD_MB >= 2 * HOT_MB, WARM_PERIOD_S >= 1, STEADY_S >= 3, MOVED_S >= 1, WARMUP_S >= %ld, SAMPLE >= 1, PASS_MS >= 1 and NODE != 0\n",
+			settle_s + 1);
 		return 2;
 	}
+	pass_ns = pass_ms * 1e6;
+	len_s[WARMUP] = warmup_s;
+	len_s[STEADY] = steady_s;
+	len_s[MOVED] = moved_s;
 
 	/* Hot B is the first HOT_MB of the cold area; "cold" is the rest. */
 	mb[HOT_B] = mb[HOT_A];
@@ -325,49 +473,39 @@ int main(int argc, char **argv)
 	nidle = idle_mb * (1024 * 1024 / psz);
 	idle_pid = spawn_idle(nidle * psz, node, &idle_addr);
 	ncpus = sysconf(_SC_NPROCESSORS_ONLN);
-	if (ncpus > 64)
-		ncpus = 64;
-	if (busy) {
-		loops = mmap(NULL, ncpus * SPIN_STRIDE * sizeof(*loops),
-			     PROT_READ | PROT_WRITE,
-			     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-		if (loops == MAP_FAILED)
-			die("mmap of the loop counters");
-	}
-	for (cpu = 0; busy && cpu < ncpus; cpu++)
-		spin_pid[cpu] = spawn_spinner(cpu, loops);
+	if (ncpus > MAX_CPUS)
+		ncpus = MAX_CPUS;
+	loops = mmap(NULL, ncpus * LOOP_STRIDE * sizeof(*loops),
+		     PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (loops == MAP_FAILED || pipe(spin_go))
+		die("loop counters");
+	for (cpu = 1; busy && cpu < ncpus; cpu++)
+		loop_pid[cpu] = spawn_spinner(cpu, loops, spin_go[0]);
+	close(spin_go[0]);
 	if (tick_us > 0)
 		tick_pid = spawn_ticker(tick_us);
 	pin(0);
 
 	p = mmap(NULL, total * psz, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	pages = calloc(total, sizeof(*pages));
+	hot_c = mmap(NULL, npages[HOT_A] * psz, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	idle_pages = calloc(nidle / stride + 1, sizeof(*idle_pages));
-	status = calloc(total > nidle ? total : nidle, sizeof(*status));
+	status = calloc(total / stride + nidle / stride + 1, sizeof(*status));
 	for (i = 0; i < NR_SETS; i++)
 		spages[i] = calloc(npages[i] / stride + 1, sizeof(void *));
-	if (p == MAP_FAILED || !pages || !idle_pages || !status)
+	if (p == MAP_FAILED || hot_c == MAP_FAILED || !idle_pages || !status)
 		die("region setup");
 	for (i = 0; i < NR_SETS; i++)
 		if (!spages[i])
 			die("region setup");
-	if (madvise(p, total * psz, MADV_NOHUGEPAGE))
+	if (madvise(p, total * psz, MADV_NOHUGEPAGE) ||
+	    madvise(hot_c, npages[HOT_A] * psz, MADV_NOHUGEPAGE))
 		die("madvise(MADV_NOHUGEPAGE)");
-	/* Everything must start on NODE, or the figures mean nothing. */
+	/* Everything must start on its node, or the figures mean nothing. */
 	place(p, total * psz, node);
-	for (i = 0; i < total; i++)
-		pages[i] = p + i * psz;
-	if (quiet_s) {
-		hot_c = mmap(NULL, npages[HOT_A] * psz, PROT_READ | PROT_WRITE,
-			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (hot_c == MAP_FAILED ||
-		    madvise(hot_c, npages[HOT_A] * psz, MADV_NOHUGEPAGE))
-			die("hot set C setup");
-		place(hot_c, npages[HOT_A] * psz, 0);
-	}
+	place(hot_c, npages[HOT_A] * psz, 0);
 
-	/* From here on, every stride-th page of each set is asked about. */
 	for (i = 0; i < NR_SETS; i++) {
 		sampled[i] = 0;
 		for (j = 0; j < npages[i]; j += stride)
@@ -376,93 +514,163 @@ int main(int argc, char **argv)
 	for (nsidle = j = 0; j < nidle; j += stride)
 		idle_pages[nsidle++] = (char *)idle_addr + j * psz;
 
+	/*
+	 * The meter alone for a second (the spinners have not started): its
+	 * loops per second of the whole guest.
+	 */
+	cal0 = sum_loops(loops, 0, 1);
+	t = now_ns();
+	cal_s = (spin_until(loops, t + 1e9) - t) / 1e9;
+	cal1 = sum_loops(loops, 0, 1);
+	for (cpu = 1; busy && cpu < ncpus; cpu++)
+		if (write(spin_go[1], "g", 1) != 1)
+			die("starting the spinners");
+
 	for (i = 0; i < NR_SETS; i++)
 		printf("range,%s,%p,%p\n", set_name[i], p + start[i] * psz,
 		       p + (start[i] + npages[i]) * psz);
 	printf("range,idle,%p,%p\n", idle_addr, (char *)idle_addr + nidle * psz);
-	printf("t,hot_a,hot_b,warm,oneshot,cold,idle,writes\n");
+	printf("range,hot_c,%p,%p\n", hot_c, hot_c + npages[HOT_A] * psz);
+	printf("ready\n");
 	fflush(stdout);
+	if (readyfifo) {
+		FILE *f = fopen(readyfifo, "w");
+
+		if (!f || fputs("ready\n", f) == EOF || fclose(f))
+			die(readyfifo);
+	}
 	while (gofile && access(gofile, F_OK))
 		usleep(10000);
-	t0 = now_ns();
-	loops0 = spin_loops(loops, ncpus);
-	next_sample = t0;
-	next_warm = t0 + warm_period_s * 1e9;
-	oneshot_at = t0 + steady_s * 1e9 / 3;
-	for (;;) {
-		int moved;
+	if (gofile)
+		nthreads = read_pids(gofile, tpid, MAX_THREADS);
 
-		t = now_ns();
-		if (t >= next_sample) {
-			for (i = 0; i < NR_SETS; i++)
-				on0[i] = on_node0(0, sampled[i], spages[i],
-						  status);
-			idle_on0 = on_node0(idle_pid, nsidle, idle_pages,
-					    status);
-			printf("%.3f,%ld,%ld,%ld,%ld,%ld,%ld,%ld\n",
-			       (t - t0) / 1e9, on0[HOT_A], on0[HOT_B],
-			       on0[WARM], on0[ONESHOT], on0[COLD], idle_on0,
-			       writes[0] + writes[1]);
-			fflush(stdout);
-			next_sample += 1e9;
-			other += now_ns() - t;
+	tw = now_ns();
+	at[WARMUP] = tw;
+	at[STEADY] = tw + warmup_s * 1e9;
+	at[MOVED] = at[STEADY] + steady_s * 1e9;
+	at[NR_PHASES] = at[MOVED] + moved_s * 1e9;
+	meter[WARMUP] = sum_loops(loops, 0, 1);
+	spin[WARMUP] = sum_loops(loops, 1, ncpus);
+	for (k = 0; k < nthreads; k++)
+		thr[k][WARMUP] = thread_ms(tpid[k]);
+	read_vmstat(&vs[WARMUP]);
+	bg_at = 0;
+	bg_meter = bg_spin = 0;
+	next_pass = tw;
+	next_warm = at[STEADY] + warm_period_s * 1e9;
+	oneshot_at = at[STEADY] + steady_s * 1e9 / 3;
+	ph = WARMUP;
+	for (;;) {
+		char *set;
+		long n;
+
+		t = spin_until(loops, next_pass);
+		/*
+		 * The loop counts at each boundary, taken by the first pass
+		 * due at or after it (passes are due on the boundaries).
+		 */
+		if (!bg_at && t >= tw + settle_s * 1e9) {
+			bg_at = t;
+			bg_meter = sum_loops(loops, 0, 1);
+			bg_spin = sum_loops(loops, 1, ncpus);
 		}
-		if (t - t0 >= (steady_s + moved_s + quiet_s) * 1e9)
+		while (ph < NR_PHASES && t >= at[ph + 1]) {
+			ph++;
+			at[ph] = t;
+			meter[ph] = sum_loops(loops, 0, 1);
+			spin[ph] = sum_loops(loops, 1, ncpus);
+			for (k = 0; k < nthreads; k++)
+				thr[k][ph] = thread_ms(tpid[k]);
+			read_vmstat(&vs[ph]);
+		}
+		if (ph == NR_PHASES)
 			break;
-		if (t - t0 >= (steady_s + moved_s) * 1e9) {
-			if (!writes_quiet)
-				loops_quiet = spin_loops(loops, ncpus);
-			write_pages(hot_c, npages[HOT_A]);
-			writes_quiet += npages[HOT_A];
-			continue;
-		}
-		if (t >= next_warm) {
-			u = now_ns();
+		if (t - next_pass >= pass_ns)
+			late[ph]++;
+		if (ph > WARMUP && t >= next_warm) {
 			write_pages(p + start[WARM] * psz, npages[WARM]);
 			next_warm += warm_period_s * 1e9;
-			other += now_ns() - u;
 		}
 		if (oneshot_at && t >= oneshot_at) {
-			u = now_ns();
 			write_pages(p + start[ONESHOT] * psz, npages[ONESHOT]);
 			oneshot_at = 0;
-			other += now_ns() - u;
 		}
-		moved = t - t0 >= steady_s * 1e9;
-		i = moved ? HOT_B : HOT_A;
-		write_pages(p + start[i] * psz, npages[i]);
-		writes[moved] += npages[i];
+		if (ph == WARMUP) {
+			set = hot_c;
+			n = npages[HOT_A];
+		} else {
+			i = ph == STEADY ? HOT_A : HOT_B;
+			set = p + start[i] * psz;
+			n = npages[i];
+		}
+		write_pages(set, n);
+		done[ph]++;
+		/* due PASS_MS after the last that was due, or after this one if late */
+		next_pass += pass_ns;
+		if (next_pass < t)
+			next_pass = t + pass_ns;
+		/* ... but never past a phase boundary */
+		if (next_pass > at[ph + 1] && t < at[ph + 1])
+			next_pass = at[ph + 1];
 	}
-
-	loops1 = spin_loops(loops, ncpus);
 	getrusage(RUSAGE_SELF, &ru);
+
+	/* Where the sets ended up: outside the phases, so it costs them nothing. */
+	for (i = 0; i < NR_SETS; i++)
+		on0[i] = on_node0(0, sampled[i], spages[i], status);
+	idle_on0 = on_node0(idle_pid, nsidle, idle_pages, status);
+	printf("end,hot_a,hot_b,warm,oneshot,cold,idle\n");
+	printf("end,%ld,%ld,%ld,%ld,%ld,%ld\n", on0[HOT_A], on0[HOT_B],
+	       on0[WARM], on0[ONESHOT], on0[COLD], idle_on0);
+
 	for (i = 0; i < NR_SETS; i++)
 		printf("total,%s,%ld\n", set_name[i], sampled[i]);
 	printf("total,idle,%ld\ntotal,stride,%ld\n", nsidle, stride);
-	printf("total,writes_steady,%ld\ntotal,writes_moved,%ld\n",
-	       writes[0], writes[1]);
-	printf("total,writes_quiet,%ld\ntotal,quiet_s,%ld\n", writes_quiet,
-	       quiet_s);
-	printf("total,spin_loops_quiet,%lu\n",
-	       writes_quiet && loops ? loops1 - loops_quiet : 0);
 	printf("total,hot_pages,%ld\ntotal,page_size,%ld\n", npages[HOT_A], psz);
-	printf("total,spin_loops,%lu\ntotal,other_s,%.6f\n", loops1 - loops0,
-	       other / 1e9);
+	printf("total,pass_ms,%ld\ntotal,busy,%d\n", pass_ms, busy);
+	printf("total,meter_loops_per_s,%.0f\n", (cal1 - cal0) / cal_s);
+	for (ph = 0; ph < NR_PHASES; ph++) {
+		double s = (at[ph + 1] - at[ph]) / 1e9;
+
+		printf("total,%s_s,%.6f\n", phase_name[ph], s);
+		printf("total,%s_passes,%ld\n", phase_name[ph], done[ph]);
+		printf("total,%s_passes_due,%.0f\n", phase_name[ph],
+		       len_s[ph] * 1e3 / pass_ms);
+		printf("total,%s_passes_late,%ld\n", phase_name[ph], late[ph]);
+		printf("total,%s_meter_loops,%lu\n", phase_name[ph],
+		       meter[ph + 1] - meter[ph]);
+		printf("total,%s_spin_loops,%lu\n", phase_name[ph],
+		       spin[ph + 1] - spin[ph]);
+		for (k = 0; k < nthreads; k++)
+			printf("thread,%d,%s,%.3f\n", tpid[k], phase_name[ph],
+			       thr[k][ph] < 0 || thr[k][ph + 1] < 0 ? -1 :
+			       thr[k][ph + 1] - thr[k][ph]);
+		/* the same counters in the same order, but for new ones */
+		for (k = 0; k < vs[ph + 1].n && k < vs[ph].n; k++)
+			if (!strcmp(vs[ph].name[k], vs[ph + 1].name[k]) &&
+			    counter_wanted(vs[ph].name[k]))
+				printf("vmstat,%s,%s,%lld\n", phase_name[ph],
+				       vs[ph].name[k],
+				       (long long)(vs[ph + 1].val[k] - vs[ph].val[k]));
+	}
+	/* the warm-up after its first settle_s seconds: the background */
+	printf("total,background_s,%.6f\n", (at[STEADY] - bg_at) / 1e9);
+	printf("total,background_meter_loops,%lu\n", meter[STEADY] - bg_meter);
+	printf("total,background_spin_loops,%lu\n", spin[STEADY] - bg_spin);
 	printf("total,utime_s,%.3f\ntotal,stime_s,%.3f\n",
 	       cpu_s(ru.ru_utime), cpu_s(ru.ru_stime));
-	printf("total,steady_s,%ld\ntotal,moved_s,%ld\ntotal,busy,%d\n",
-	       steady_s, moved_s, busy);
-	printf("total,tick_us,%ld\n", tick_us);
-	printf("total,pid,%d\ntotal,t0_mono_s,%.6f\n", (int)getpid(), t0 / 1e9);
+	printf("total,pid,%d\ntotal,t0_mono_s,%.6f\n", (int)getpid(),
+	       at[STEADY] / 1e9);
+	printf("total,warmup_start_mono_s,%.6f\n", tw / 1e9);
 	kill(idle_pid, SIGKILL);
 	waitpid(idle_pid, NULL, 0);
 	if (tick_pid) {
 		kill(tick_pid, SIGKILL);
 		waitpid(tick_pid, NULL, 0);
 	}
-	for (cpu = 0; busy && cpu < ncpus; cpu++) {
-		kill(spin_pid[cpu], SIGKILL);
-		waitpid(spin_pid[cpu], NULL, 0);
+	for (cpu = 1; busy && cpu < ncpus; cpu++) {
+		kill(loop_pid[cpu], SIGKILL);
+		waitpid(loop_pid[cpu], NULL, 0);
 	}
 	return 0;
 }
