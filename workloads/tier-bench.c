@@ -3,10 +3,10 @@
  * A workload with a known hot set on a lower-tier node, for comparing
  * promoters of hot pages (NUMA balancing's tiering mode, kscand, DAMON).
  *
- *   tier-bench [-b] [-t TICK_US] [-G GOFILE] [-R READYFIFO] [-S SAMPLE] [-n NODE] [-u WARMUP_S]
- *              [-s STEADY_S] [-m MOVED_S] [-P PASS_MS] [-H HOT_MB]
- *              [-W WARM_MB] [-w WARM_PERIOD_S] [-O ONESHOT_MB]
- *              [-C COLD_MB] [-I IDLE_MB]
+ *   tier-bench [-b] [-t TICK_US] [-G GOFILE] [-R READYFIFO] [-S SAMPLE]
+ *              [-n NODE] [-u WARMUP_S] [-s STEADY_S] [-m MOVED_S]
+ *              [-P PASS_MS] [-H HOT_MB] [-W WARM_MB] [-w WARM_PERIOD_S]
+ *              [-O ONESHOT_MB] [-C COLD_MB] [-I IDLE_MB]
  *
  * One anonymous region, 4 KiB pages (MADV_NOHUGEPAGE), all of it placed on
  * NODE (default 1) by a temporary MPOL_BIND and then left to the default
@@ -18,9 +18,9 @@
  *
  *   warm-up  WARMUP_S (default 10) s: hot set C is the hot set; no page
  *            on NODE is written. A promoter has nothing to promote: what
- *            it costs here is its background cost, and it has the time to
- *            settle (sample, split regions, pace its scans) before the
- *            window.
+ *            it costs here, but in the first 2 s, is its background cost,
+ *            and it has the time to settle (sample, split regions, pace
+ *            its scans) before the window.
  *   steady   STEADY_S s from the window's start (t0): hot set A.
  *   moved    MOVED_S s: hot set B, cold until then; hot set A goes cold.
  *
