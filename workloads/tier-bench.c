@@ -7,6 +7,7 @@
  *              [-n NODE] [-u WARMUP_S] [-s STEADY_S] [-m MOVED_S]
  *              [-P PASS_MS] [-H HOT_MB] [-W WARM_MB] [-w WARM_PERIOD_S]
  *              [-O ONESHOT_MB] [-C COLD_MB] [-I IDLE_MB]
+ *              [-D DRIFT_MB [-d DRIFT_S]]
  *
  * One anonymous region, 4 KiB pages (MADV_NOHUGEPAGE), all of it placed on
  * NODE (default 1) by a temporary MPOL_BIND and then left to the default
@@ -23,6 +24,10 @@
  *            its scans) before the window.
  *   steady   STEADY_S s from the window's start (t0): hot set A.
  *   moved    MOVED_S s: hot set B, cold until then; hot set A goes cold.
+ *            With -D, the hot set then drifts: every DRIFT_S (default 2)
+ *            s it moves DRIFT_MB further into the cold area, its size
+ *            the same (a window over hot set B and the cold set, which
+ *            must hold it to the end).
  *
  * The hot set is written by the clock: every PASS_MS (default 50) ms the
  * process writes one byte of each of its pages. In between it counts
@@ -400,6 +405,7 @@ int main(int argc, char **argv)
 			     [COLD] = 64 };
 	long warmup_s = 10, steady_s = 30, moved_s = 30, warm_period_s = 5;
 	long idle_mb = 32, pass_ms = 50, settle_s = 2, tick_us = 0;
+	long drift_mb = 0, drift_s = 2, drift_pages, shifts;
 	long start[NR_SETS], npages[NR_SETS], on0[NR_SETS], total, i, j;
 	long sampled[NR_SETS], nidle, nsidle, idle_on0;
 	long done[NR_PHASES] = { 0 }, late[NR_PHASES] = { 0 };
@@ -418,7 +424,7 @@ int main(int argc, char **argv)
 	struct rusage ru;
 	char *p, *hot_c;
 
-	while ((opt = getopt(argc, argv, "bt:G:R:S:n:u:s:m:P:H:W:w:O:C:I:")) != -1) {
+	while ((opt = getopt(argc, argv, "bt:G:R:S:n:u:s:m:P:H:W:w:O:C:I:D:d:")) != -1) {
 		switch (opt) {
 		case 'b': busy = 1; break;
 		case 't': tick_us = atol(optarg); break;
@@ -436,12 +442,21 @@ int main(int argc, char **argv)
 		case 'O': mb[ONESHOT] = atol(optarg); break;
 		case 'C': mb[COLD] = atol(optarg); break;
 		case 'I': idle_mb = atol(optarg); break;
+		case 'D': drift_mb = atol(optarg); break;
+		case 'd': drift_s = atol(optarg); break;
 		default:
 			fprintf(stderr, "usage: see the comment at the top of tier-bench.c\n");
 			return 2;
 		}
 	}
 	psz = sysconf(_SC_PAGESIZE);
+	/* the drifting window's last position must be inside the region */
+	shifts = drift_s > 0 ? (moved_s - 1) / drift_s : 0;
+	if (drift_mb < 0 || drift_s < 1 ||
+	    mb[HOT_A] + drift_mb * shifts > mb[COLD]) {
+		fprintf(stderr, "tier-bench: need DRIFT_S >= 1 and HOT_MB + DRIFT_MB * (MOVED_S - 1) / DRIFT_S <= COLD_MB\n");
+		return 2;
+	}
 	if (mb[COLD] < 2 * mb[HOT_A] || warm_period_s < 1 || steady_s < 3 ||
 	    moved_s < 1 || warmup_s < settle_s + 1 || stride < 1 ||
 	    pass_ms < 1 || node == 0) {
@@ -450,6 +465,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	pass_ns = pass_ms * 1e6;
+	drift_pages = drift_mb * (1024 * 1024 / psz);
 	len_s[WARMUP] = warmup_s;
 	len_s[STEADY] = steady_s;
 	len_s[MOVED] = moved_s;
@@ -602,6 +618,9 @@ int main(int argc, char **argv)
 			i = ph == STEADY ? HOT_A : HOT_B;
 			set = p + start[i] * psz;
 			n = npages[i];
+			if (ph == MOVED && drift_mb)
+				set += (long)((t - at[MOVED]) / (drift_s * 1e9)) *
+				       drift_pages * psz;
 		}
 		write_pages(set, n);
 		done[ph]++;
@@ -628,6 +647,7 @@ int main(int argc, char **argv)
 	printf("total,idle,%ld\ntotal,stride,%ld\n", nsidle, stride);
 	printf("total,hot_pages,%ld\ntotal,page_size,%ld\n", npages[HOT_A], psz);
 	printf("total,pass_ms,%ld\ntotal,busy,%d\n", pass_ms, busy);
+	printf("total,drift_mb,%ld\ntotal,drift_s,%ld\n", drift_mb, drift_s);
 	printf("total,meter_loops_per_s,%.0f\n", (cal1 - cal0) / cal_s);
 	for (ph = 0; ph < NR_PHASES; ph++) {
 		double s = (at[ph + 1] - at[ph]) / 1e9;
