@@ -69,3 +69,30 @@ posting_base() {
 
 info() { printf '%s\n' "$*" >&2; }
 die() { printf 'FAILED: %s\n' "$*" >&2; exit 1; }
+
+# Results, one way for every script of make check: pass TEXT, skip TEXT
+# and fail TEXT [LOG] print a "PASS: "/"SKIP: "/"FAIL: " line with
+# RESULT_PREFIX (e.g. "debug kernel: ") after the verdict; fail also sets
+# rc=1. results_of PREFIX LOG passes on the result lines (and the "  # "
+# diagnostics) another script or a guest wrote to LOG, RESULT_PREFIX and
+# PREFIX after their verdict; guest_results PREFIX LOG RC does that and
+# counts one failure for a run that failed (RC) without a FAIL line of its
+# own. With RESULTS set (scripts/check), each line also goes to that file,
+# where it is counted, once.
+results_out() {
+	if [ -n "${RESULTS:-}" ]; then tee -a "$RESULTS"; else cat; fi
+}
+pass() { echo "PASS: ${RESULT_PREFIX:-}$*" | results_out; }
+skip() { echo "SKIP: ${RESULT_PREFIX:-}$*" | results_out; }
+fail() {
+	echo "FAIL: ${RESULT_PREFIX:-}$1${2:+ (log: $2)}" | results_out
+	rc=1
+}
+results_of() {
+	grep -E '^(PASS|FAIL|SKIP): |^  # ' "$2" |
+		sed -E "s/^(PASS|FAIL|SKIP): /\1: ${RESULT_PREFIX:-}$1/" | results_out
+}
+guest_results() {
+	results_of "$1" "$2"
+	[ "$3" = 0 ] || grep -q '^FAIL: ' "$2" || fail "${1}VM run (exit $3)" "$2"
+}

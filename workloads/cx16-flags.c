@@ -10,8 +10,8 @@
  * flag giving a #DB WARNING, reserved bits and a double fault in
  * __kmalloc_noprof).
  *
- *   gcc -O2 -o build/cx16-flags workloads/cx16-flags.c
- *   VM_CPU=max scripts/vm-run build/cx16-flags    # fails under QEMU 7.2
+ *   make -C workloads cx16-flags      # into build/workloads
+ *   VM_CPU=max scripts/vm-run build/workloads/cx16-flags  # fails, QEMU 7.2
  *
  * Exit 0: EFLAGS right in every round; 1: wrong; 4: no cmpxchg16b here.
  */

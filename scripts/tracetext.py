@@ -1,0 +1,48 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Read the text of "trace-cmd report" (trace-cmd 3.1, Debian 12).
+
+One event a line:
+
+    <task>-<pid> [<cpu>] [<flags>] <seconds>: <event>: <name>=<value> ...
+
+where the task's name may hold spaces and dashes, the flags column is
+there with "trace-cmd report -l" only, and the event's own text follows
+its print format. parse_line() returns a dict (task, pid, cpu, time,
+event, text, fields) or None for a line that is not an event (the
+"cpus=N" header, a "version" line, a blank). fields maps each
+"name=value" of the text to its value as printed (a string): the events
+of this series print their fields that way.
+"""
+
+import re
+
+_LINE = re.compile(
+    r'^\s*(?P<task>.*?)-(?P<pid>\d+)\s+\[(?P<cpu>\d+)\]\s+'
+    r'(?:[^\s:]+\s+)?'  # the latency flags of "report -l"
+    r'(?P<time>\d+\.\d+):\s+(?P<event>[\w:]+):\s*(?P<text>.*?)\s*$')
+_FIELD = re.compile(r'(\w+)=(\S*)')
+
+
+def parse_line(line):
+    """The event of one report line, or None."""
+    m = _LINE.match(line.rstrip('\n'))
+    if not m:
+        return None
+    ev = m.groupdict()
+    ev['pid'] = int(ev['pid'])
+    ev['cpu'] = int(ev['cpu'])
+    ev['time'] = float(ev['time'])
+    ev['fields'] = dict(_FIELD.findall(ev['text']))
+    return ev
+
+
+def events(lines, names=None):
+    """The events of an iterable of report lines; only those whose name
+    (without the system) is in names, if given."""
+    for line in lines:
+        ev = parse_line(line)
+        if ev is None:
+            continue
+        if names is not None and ev['event'].split(':')[-1] not in names:
+            continue
+        yield ev
