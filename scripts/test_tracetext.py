@@ -55,6 +55,38 @@ class ParseLine(unittest.TestCase):
             self.assertIsNone(tracetext.parse_line(line), line)
 
 
+class RawTrace(unittest.TestCase):
+    """tracefs' own text (an instance's "trace" file, make bench's
+    RUN.trace): the "#" header, the flags column always there."""
+
+    def test_header(self):
+        for line in ('# tracer: nop', '#',
+                     '# entries-in-buffer/entries-written: 33724/33724   #P:2',
+                     '#                              | / _---=> hardirq/softirq',
+                     '#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION',
+                     '#              | |         |   |||||     |         |'):
+            self.assertIsNone(tracetext.parse_line(line), line)
+
+    def test_comma_separated_fields(self):
+        ev = tracetext.parse_line(
+            '          kscand-36      [001] ...1.   555.037631: remove_migration_pte: '
+            'addr=7fcaab200000, pte=80000000098a2047 order=0\n')
+        self.assertEqual((ev['task'], ev['pid'], ev['cpu'], ev['event']),
+                         ('kscand', 36, 1, 'remove_migration_pte'))
+        self.assertEqual(ev['time'], 555.037631)
+        self.assertEqual(ev['fields'], {'addr': '7fcaab200000', 'pte': '80000000098a2047',
+                                        'order': '0'})
+        # a comma inside a value is the value's
+        ev = tracetext.parse_line('  x-1 [000] ..... 1.000000: e: nodes=0,1, n=2,')
+        self.assertEqual(ev['fields'], {'nodes': '0,1', 'n': '2'})
+
+    def test_kdamond(self):
+        ev = tracetext.parse_line('       kdamond.0-312     [000] .....   520.100000: '
+                                  'damos_esz: ctx_idx=0 scheme_idx=0 esz=1048576')
+        self.assertEqual((ev['task'], ev['pid'], ev['event']), ('kdamond.0', 312, 'damos_esz'))
+        self.assertEqual(ev['fields']['esz'], '1048576')
+
+
 class Sample(unittest.TestCase):
     def test_every_event_line_parsed(self):
         lines = sample_lines()

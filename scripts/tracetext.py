@@ -1,26 +1,31 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Read the text of "trace-cmd report" (trace-cmd 3.1, Debian 12).
+"""Read the text of "trace-cmd report" (trace-cmd 3.1, Debian 12), and
+the kernel's own text of a trace buffer (tracefs' "trace" file, e.g. an
+instance's, as scripts/vm-bench saves it in make bench's RUN.trace).
 
 One event a line:
 
     <task>-<pid> [<cpu>] [<flags>] <seconds>: <event>: <name>=<value> ...
 
 where the task's name may hold spaces and dashes, the flags column is
-there with "trace-cmd report -l" only, and the event's own text follows
-its print format. parse_line() returns a dict (task, pid, cpu, time,
-event, text, fields) or None for a line that is not an event (the
-"cpus=N" header, a "version" line, a blank). fields maps each
-"name=value" of the text to its value as printed (a string): the events
-of this series print their fields that way.
+there with "trace-cmd report -l" only, and always in tracefs' text, and
+the event's own text follows its print format. parse_line() returns a
+dict (task, pid, cpu, time, event, text, fields) or None for a line that
+is not an event (the "cpus=N" header, a "version" line, a blank, the "#"
+header of tracefs' text). fields maps each "name=value" of the text to
+its value as printed (a string): the events of this series print their
+fields that way. A comma that ends a value is the print format's
+separator, not the value's ("addr=7fca0000, pte=8000... order=0" of
+migrate:remove_migration_pte).
 """
 
 import re
 
 _LINE = re.compile(
     r'^\s*(?P<task>.*?)-(?P<pid>\d+)\s+\[(?P<cpu>\d+)\]\s+'
-    r'(?:[^\s:]+\s+)?'  # the latency flags of "report -l"
+    r'(?:[^\s:]+\s+)?'  # the latency flags ("report -l", tracefs' text)
     r'(?P<time>\d+\.\d+):\s+(?P<event>[\w:]+):\s*(?P<text>.*?)\s*$')
-_FIELD = re.compile(r'(\w+)=(\S*)')
+_FIELD = re.compile(r'(\w+)=(\S*?),?(?=\s|$)')
 
 
 def parse_line(line):
