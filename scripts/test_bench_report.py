@@ -141,9 +141,14 @@ class Awk(unittest.TestCase):
         self.assertEqual(br.stat(['never', 'never', '0.5']), 'never,0.5,never')
         self.assertEqual(br.stat(['-', '1']), '-,-,-')
         self.assertEqual(br.stat([]), '0,,')
-        # "never" is 1e9: half of the runs never there, the median is a
-        # time of 5e8 s (as the awk had it)
-        self.assertEqual(br.stat(['never', '0.67']), '5e+08,0.67,never')
+        # half of the runs never there: never (the awk took "never" for
+        # 1e9, and had 5e+08 s)
+        self.assertEqual(br.stat(['never', '0.67']), 'never,0.67,never')
+        # 1e9 and more as they are (the awk: never)
+        self.assertEqual(br.stat(['1500000000', '2000000000']),
+                         '1750000000,1500000000,2000000000')
+        self.assertEqual(br.stat(['3000000000', '4000000000']),
+                         '3.5e+09,3000000000,4000000000')
 
 
 class Names(unittest.TestCase):
