@@ -14,13 +14,17 @@ warnings on stderr).
 The other tests build small runs in the same formats, for what the
 recorded runs do not reach (untraced and loaded, numab and damon,
 demotions, the drifting hot set...); their values are worked out by hand
-in the comments, and were the awk's too.
+in the comments, and were the awk's too but where a test says it differs
+on purpose (a "-" for a DAMON value not known, where the awk had 0 or
+nothing; no row for a run that did not finish; a median past 2^31 - 1).
 
   python3 -m unittest discover -s scripts -p 'test_*.py'
 """
 
+import contextlib
 import importlib.machinery
 import importlib.util
+import io
 import os
 import shutil
 import subprocess
@@ -97,58 +101,27 @@ class Recorded(unittest.TestCase):
             self.assertEqual(r.stderr, 'FAILED: bench-report: no runs in %s\n' % tmp)
 
 
-class Awk(unittest.TestCase):
-    """The awk's numbers (mawk 1.3.4), which the output keeps."""
-
-    def test_num(self):
-        for s, v in (('12', 12), (' 12abc', 12), ('', 0), ('-', 0), ('never', 0),
-                     ('15.000000', 15), ('.5e1x', 5), ('0x10', 16), ('+5', 5)):
-            self.assertEqual(br.num(s), v, s)
-        self.assertEqual(br.num('1e400'), float('inf'))
-
-    def test_tostr(self):
-        # an integer within mawk's int as one, else %.6g
-        self.assertEqual(br.tostr(32.0), '32')
-        self.assertEqual(br.tostr(-2147483647.0), '-2147483647')
-        self.assertEqual(br.tostr(2147483648.0), '2.14748e+09')
-        self.assertEqual(br.tostr(0.5), '0.5')
-        self.assertEqual(br.tostr('32.00'), '32.00')
-
-    def test_printf(self):
-        self.assertEqual(br.d_int(2.0 ** 40), 2147483647)
-        self.assertEqual(br.d_int(-3.7), -3)
-        self.assertEqual(br.cfmt('%.1f', br.div(0.0, 0.0)), '-nan')
-        self.assertEqual(br.cfmt('%.0f', br.div(1.0, 0.0)), 'inf')
-        self.assertEqual(br.cfmt('%.4f', -0.00001), '-0.0000')
-
-    def test_compare(self):
-        # a field compares as a number where it looks like one
-        self.assertEqual(br.cmp('10', '9'), 1)
-        self.assertEqual(br.cmp('-', 0.0), -1)      # "-" < "0" as strings
-        self.assertEqual(br.cmp('12.00', 12.0), 0)
-
-    def test_hex(self):
-        self.assertEqual(br.awk_hex('0x7fcaab000000'), 0x7fcaab000000)
-        self.assertEqual(br.awk_hex('00000098a2'), 0x98a2)
-        self.assertEqual(br.awk_hex('1G'), 16 - 1)  # any other character counts -1
-
+class Medians(unittest.TestCase):
     def test_stat(self):
-        self.assertEqual(br.stat(['1.53', '0.63', '0.67']), '0.67,0.63,1.53')
-        self.assertEqual(br.stat(['2.949', '2.949', '2.996']), '2.95,2.95,3')
-        # a median of two is computed: printed as awk prints a number
-        self.assertEqual(br.stat(['32.00', '32.00']), '32,32.00,32.00')
-        self.assertEqual(br.stat(['1234.5', '1235.5']), '1235,1.23e+03,1.24e+03')
-        self.assertEqual(br.stat(['never', 'never', '0.5']), 'never,0.5,never')
-        self.assertEqual(br.stat(['-', '1']), '-,-,-')
-        self.assertEqual(br.stat([]), '0,,')
+        self.assertEqual(br.stat(['1.53', '0.63', '0.67']), ('0.67', '0.63', '1.53'))
+        # a whole number as summary.csv has it, another to 3 digits
+        self.assertEqual(br.stat(['2.949', '2.949', '2.996']), ('2.95', '2.95', '3'))
+        self.assertEqual(br.stat(['90.0']), ('90.0', '90.0', '90.0'))
+        # a median of two is their mean: a whole number without decimals
+        self.assertEqual(br.stat(['32.00', '32.00']), ('32', '32.00', '32.00'))
+        self.assertEqual(br.stat(['1234.5', '1235.5']), ('1235', '1.23e+03', '1.24e+03'))
+        self.assertEqual(br.stat(['never', 'never', '0.5']), ('never', '0.5', 'never'))
+        self.assertEqual(br.stat(['-', '1']), ('-', '-', '-'))
         # half of the runs never there: never (the awk took "never" for
         # 1e9, and had 5e+08 s)
-        self.assertEqual(br.stat(['never', '0.67']), 'never,0.67,never')
+        self.assertEqual(br.stat(['never', '0.67']), ('never', '0.67', 'never'))
         # 1e9 and more as they are (the awk: never)
         self.assertEqual(br.stat(['1500000000', '2000000000']),
-                         '1750000000,1500000000,2000000000')
+                         ('1750000000', '1500000000', '2000000000'))
+        # a deliberate difference: the awk printed a mean past mawk's int
+        # (2^31 - 1) by %.6g, "3.5e+09"
         self.assertEqual(br.stat(['3000000000', '4000000000']),
-                         '3.5e+09,3000000000,4000000000')
+                         ('3500000000', '3000000000', '4000000000'))
 
 
 class Names(unittest.TestCase):
@@ -162,15 +135,14 @@ class Names(unittest.TestCase):
                  'small-quiet-damon-1', 'small-quiet-kscand-p100-1000-1', 'small-quiet-kscand-1',
                  'small-quiet-numab-1', 'small-quiet-none-10', 'small-quiet-none-2',
                  'large-untraced-none-1', 'full-quiet-none-1', 'odd-quiet-none-1']
-        rows = [','.join(br.split_name(n)) + ',x' for n in names]
-        got = [r.rsplit(',', 1)[0] for r in br.order(rows)]
+        got = sorted(names, key=lambda n: br.sort_key(*br.split_name(n)))
         want = ['odd-quiet-none-1',     # a regime of no rank first
                 'small-quiet-none-2', 'small-quiet-none-10', 'small-quiet-numab-1',
                 'small-quiet-kscand-1', 'small-quiet-kscand-p100-1000-1',
                 'small-quiet-damon-1', 'small-quiet-damon-a1-i100-1',
                 'small-loaded-kscand-1', 'large-untraced-none-1', 'full-quiet-none-1',
                 'drift-quiet-none-1']
-        self.assertEqual(got, [','.join(br.split_name(n)) for n in want])
+        self.assertEqual(got, want)
 
 
 # Runs in the formats of scripts/vm-bench, built small: pages of 256 KiB
@@ -317,7 +289,7 @@ class Synthetic(unittest.TestCase):
                 med = f.read().splitlines()
             with open(os.path.join(d, 'promote-events.csv')) as f:
                 events = f.read().splitlines()
-        self.assertEqual(head, br.COLS + ',cpu_s,background_cpu_s_per_s,'
+        self.assertEqual(head, ','.join(br.COLS) + ',cpu_s,background_cpu_s_per_s,'
                          'marginal_cpu_s_per_gib_hot')
         # cpu_s (1000 - 900) x 2 / 1000; background (1000 - 950) / 1000;
         # per GiB of the 1.5 MiB hot: (0.2 - 0.05 x 2) x 1024 / 1.5
@@ -382,26 +354,38 @@ class Synthetic(unittest.TestCase):
                  'damos_demote_sz_applied,65536\n'
                  'damon:0/contexts/0/monitoring_attrs/intervals/sample_us,400\n'
                  'trace_entries_lost,3\n')
+        # run 3's stats without the promote scheme's qt_exceeds nor the
+        # sampling interval set
+        stats3 = ''.join(ln + '\n' for ln in stats.splitlines()
+                         if not ln.startswith(('damos_promote_qt', 'damon:')))
         with tempfile.TemporaryDirectory() as d:
             build(d, [('large-loaded-damon-temporal-1', csv, stats, tr),
-                      ('large-loaded-damon-temporal-2', csv, stats, HEADER)])
+                      ('large-loaded-damon-temporal-2', csv, stats, HEADER),
+                      ('large-loaded-damon-temporal-3', csv, stats3, HEADER)])
             _, warnings = br.report(d)
             _, rows = summary(d)
         one = rows['large,loaded,damon-temporal,1'].split(',')
         two = rows['large,loaded,damon-temporal,2'].split(',')
-        cols = br.COLS.split(',')
+        three = rows['large,loaded,damon-temporal,3'].split(',')
+        cols = br.COLS
         # (900 + 300 + 800 + 100) / 2; the two kdamonds' 33 ms
         self.assertEqual(one[cols.index('loops_per_s'):cols.index('kswapd_cpu_s')],
                          ['1050', '950', '0.033'])
         self.assertEqual(one[cols.index('damos_nr_applied'):],
                          ['7', '1835008', '2', '65536', '1024', '5000', '3',
                           '-', '-', '-'])     # no none run in loaded: no costs
+        # no damos_esz event before t0: no quota (a deliberate difference:
+        # the awk had 0); the interval set, from the stats
         self.assertEqual(two[cols.index('damos_nr_applied'):],
-                         ['7', '1835008', '2', '65536', '0', '400', '3', '-', '-', '-'])
+                         ['7', '1835008', '2', '65536', '-', '400', '3', '-', '-', '-'])
+        # a statistic not there: "-" (a deliberate difference: the awk left
+        # the cell empty)
+        self.assertEqual(three[cols.index('damos_nr_applied'):],
+                         ['7', '1835008', '-', '65536', '-', '-', '3', '-', '-', '-'])
         self.assertEqual(one[cols.index('hot_promoted_mib')], '0.25')
         self.assertEqual(warnings[-1], 'bench-report: WARNING: the ring buffer dropped events '
-                         'in: large-loaded-damon-temporal-1\nlarge-loaded-damon-temporal-2 '
-                         '(their page counts are low)')
+                         'in: large-loaded-damon-temporal-1\nlarge-loaded-damon-temporal-2\n'
+                         'large-loaded-damon-temporal-3 (their page counts are low)')
 
     def test_drift(self):
         """The drifting hot set (tier-bench -D): 2 pages (hot_pages), 2
@@ -439,6 +423,22 @@ class Synthetic(unittest.TestCase):
             _, rows = summary(d)
         row = rows['full,quiet,numab-s500,1'].split(',')
         self.assertEqual(row[4:11], ['never', '0.00', '0.00', '1.00', '0.00', '0.00', '0.50'])
+
+    def test_incomplete_run(self):
+        """A run whose workload did not finish (its csv has no totals): no
+        row, and a message (the awk wrote a row of zeros, inf and nan)."""
+        cut = MIX_CSV[:MIX_CSV.index('total,')]
+        with tempfile.TemporaryDirectory() as d:
+            build(d, [('small-quiet-kscand-1', cut, MIX_STATS, MIX_TRACE),
+                      ('small-quiet-none-1', NONE_CSV, THREADS, HEADER)])
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err):
+                br.report(d)
+            _, rows = summary(d)
+            self.assertFalse(os.path.exists(os.path.join(d, 'small-quiet-kscand-1.res')))
+        self.assertEqual(list(rows), ['small,quiet,none,1'])
+        self.assertEqual(err.getvalue(), 'bench-report: no row for small-quiet-kscand-1: '
+                         'no total,t0_mono_s\n')
 
     def test_promote_reasons(self):
         stats = THREADS + ('promote_candidate_1_2,100,10\npromote_result_0_8,5,5\n'
