@@ -11,7 +11,8 @@ its print format. parse_line() returns a dict (task, pid, cpu, time,
 event, text, fields) or None for a line that is not an event (the
 "cpus=N" header, a "version" line, a blank). fields maps each
 "name=value" of the text to its value as printed (a string): the events
-of this series print their fields that way.
+of this series print their fields that way. The columns are ASCII; a
+task's name may hold any byte (read the report as latin-1 to keep them).
 """
 
 import re
@@ -19,8 +20,8 @@ import re
 _LINE = re.compile(
     r'^\s*(?P<task>.*?)-(?P<pid>\d+)\s+\[(?P<cpu>\d+)\]\s+'
     r'(?:[^\s:]+\s+)?'  # the latency flags of "report -l"
-    r'(?P<time>\d+\.\d+):\s+(?P<event>[\w:]+):\s*(?P<text>.*?)\s*$')
-_FIELD = re.compile(r'(\w+)=(\S*)')
+    r'(?P<time>\d+\.\d+):\s+(?P<event>[\w:]+):\s*(?P<text>.*?)\s*$', re.ASCII)
+_FIELD = re.compile(r'(\w+)=(\S*)', re.ASCII)
 
 
 def parse_line(line):
