@@ -66,13 +66,14 @@ def num(s):
 
 
 def d(x):
-    """x as printf's %d prints it: its integer part, as mawk 1.3.4 did it:
-    within +-2147483647."""
-    if x >= 2147483647:
-        return 2147483647
-    if x > -2147483647:
-        return int(x)
-    return -2147483647
+    """x as printf's %d prints it: its integer part (mawk 1.3.4 printed
+    +-2147483647 for any beyond, the awk versions' sums too); what is no
+    finite number as mawk printed it."""
+    if x != x:
+        return -2147483647
+    if x in (float('inf'), float('-inf')):
+        return 2147483647 if x > 0 else -2147483647
+    return int(x)
 
 
 def key(x):
