@@ -56,6 +56,7 @@ STRESS = {
     'overrun': 'kscand rmap',
     'empty': 'kscand rmap',
     'failed': 'rmap',
+    'bytes': 'rmap',
 }
 FAKE_TRACE_CMD = '''#!/bin/sh
 [ "$1 $2" = "report -i" ] || exit 2
