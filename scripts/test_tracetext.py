@@ -46,8 +46,15 @@ class ParseLine(unittest.TestCase):
             'source=numab tgid=81 pfn=0x13fe34 nr_pages=1 nr_promoted=1 nid=1 '
             'target_nid=0 reason=promoted err=0')
         self.assertEqual((ev['task'], ev['pid'], ev['cpu']), ('Web Content-x', 1234, 0))
-        self.assertEqual(ev['event'], 'promote:promote_result')
+        self.assertEqual((ev['event'], ev['name']), ('promote:promote_result', 'promote_result'))
         self.assertEqual(ev['fields']['err'], '0')
+
+    def test_number(self):
+        ev = tracetext.parse_line(
+            '  kscand-35 [000] 20.1: kscand_scan_end: tgid=301 start=0x0 end=140727000000000')
+        self.assertEqual([tracetext.number(ev, f) for f in ('tgid', 'start', 'end', 'hot')],
+                         [301, 0, 140727000000000, 0])
+        self.assertIsNone(tracetext.number(ev, 'hot', None))
 
     def test_not_events(self):
         for line in ('cpus=2', 'version = 7', '', 'CPU 1 is empty',
