@@ -96,3 +96,15 @@ guest_results() {
 	results_of "$1" "$2"
 	[ "$3" = 0 ] || grep -q '^FAIL: ' "$2" || fail "${1}VM run (exit $3)" "$2"
 }
+# show FILE...: a log's first 20 lines, indented under a result
+show() { sed 's/^/  | /' "$@" | head -20; }
+# need_kmem_copies PROGRAM...: in the guest, for vm-kmemtrace and
+# vm-perf-kmem: the programs, and node 1 for kmem-work's setxattr()
+# copies, or a failure and exit 1
+need_kmem_copies() {
+	for p; do
+		[ -x "$p" ] || { fail "no $p"; exit 1; }
+	done
+	[ -d /sys/devices/system/node/node1 ] ||
+		{ fail "the VM has no node 1 for the setxattr() copies"; exit 1; }
+}
