@@ -11,7 +11,9 @@ KPKG_VERSION=7.3.4-1~bpo13+1
 # The backport's base: Debian 12's linux-source-6.12.
 BACKPORT_KVER=6.12
 BACKPORT_KPKG_VERSION=6.12.117-1~deb12u1
-mkdir -p "$LOGS"
+# (not in the guest, where build/ is mounted at the host's BUILD and
+# $top/build, with BUILD kept outside the clone, is on the read-only root)
+[ -d "$LOGS" ] || mkdir -p "$LOGS" 2>/dev/null || :
 
 # Selftest cases the default VM cannot run, by its topology: one top-tier
 # node, a lower tier, no swap (scripts/vm-selftests' EXPECTED_SKIPS; the
