@@ -9,7 +9,8 @@ other events of each trace kept, the vmstat counters bench-report does
 not read left out where 0. testdata/bench-expected/ holds what the awk
 bench-report wrote of it (summary.csv, medians.csv, the .res files,
 promote-reasons.csv, promote-events.csv, the table on stdout and the
-warnings on stderr).
+warnings on stderr), with the skewed pattern's columns added since ("-"
+in these runs).
 
 The other tests build small runs in the same formats, for what the
 recorded runs do not reach (untraced and loaded, numab and damon,
@@ -248,13 +249,14 @@ MIX_ROW = ('small,quiet,kscand,1,'
            '0.004,0.003,0.001,'         # kscand 4 ms, kswapds 3 ms, kcompactd 0.75 ms
            '11,7,3,12,0,0,300,10,4,1,'  # vmstat over the window; the warm-up's promotions
            '100,10,20,30,40,500,'       # TLB flushes: reasons 1-4, and 0 (switches)
-           '-,-,-,-,-,-,0')             # DAMON's; none lost
+           '-,-,-,-,-,-,0,'             # DAMON's; none lost
+           '-,-,-,-')                   # not skewed
 # the none run's loops: 1000 a second in the window and the background
 NONE_CSV = csv_text(0, steady_meter_loops=1000, moved_meter_loops=1000, moved_spin_loops=0,
                     moved_passes=20, background_meter_loops=2000)
 NONE_ROW = ('small,quiet,none,1,never,never,0.00,2.00,0.00,0.00,0.00,0.00,0.00,0.00,0.00,'
             '0.00,0.00,0.0,0.0,-,100.0,2.000,1000,1000,1000,0.000,0.000,0.000,'
-            '0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,-,-,-,-,-,-,0')
+            '0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,-,-,-,-,-,-,0,-,-,-,-')
 
 
 def write_run(d, name, csv, stats, trace):
@@ -302,10 +304,10 @@ class Synthetic(unittest.TestCase):
                          '1.5,1.5,1.5,0.25,0.25,0.25,0.25,0.25,0.25,1.25,1.25,1.25,'
                          '0.5,0.5,0.5,0.25,0.25,0.25,90.0,90.0,90.0,0.2,0.2,0.2,'
                          '0.05,0.05,0.05,68.3,68.3,68.3,0.004,0.004,0.004,0.003,0.003,'
-                         '0.003,11,11,11,3,3,3,0,0,0,100,100,100,-,-,-')
+                         '0.003,11,11,11,3,3,3,0,0,0,100,100,100,-,-,-,-,-,-,-,-,-,-,-,-')
         self.assertEqual(table[2], 'small  quiet  kscand       0.3 [0.3-0.3]    0.5 [0.5-0.5]  '
                          '  1.5       0.25      1.25      0.2 [0.2-0.2]     0.05 [0.05-0.05]  '
-                         '  68.3 [68.3-68.3]  0.5       90.0')
+                         '  68.3 [68.3-68.3]  0.5       -                 90.0')
         # hot set B at the end: 3 of 4 by move_pages(), 4 of 4 by the events
         self.assertEqual(warnings, ['bench-report: WARNING: the trace and move_pages() '
                                     'disagree on hot set B at the end in: small-quiet-kscand-1'])
@@ -326,7 +328,7 @@ class Synthetic(unittest.TestCase):
                 res = f.read().splitlines()
         want = ('small,untraced,kscand,1,-,-,-,-,-,-,-,-,-,-,-,-,-,75.0,-,-,90.0,2.000,1000,'
                 '900,950,0.004,0.003,0.001,11,7,3,12,0,0,300,10,4,1,100,10,20,30,40,500,'
-                '-,-,-,-,-,-,0,0.200,0.0500,-')
+                '-,-,-,-,-,-,0,-,-,-,-,0.200,0.0500,-')
         self.assertEqual(rows['small,untraced,kscand,1'], want)
         self.assertTrue(rows['small,untraced,numab,1'].startswith(
             'small,untraced,numab,1,-,-,-,-,-,-,-,-,-,-,-,-,-,75.0,-,-,90.0,2.000,1000,900,950,'
@@ -373,15 +375,16 @@ class Synthetic(unittest.TestCase):
                          ['1050', '950', '0.033'])
         self.assertEqual(one[cols.index('damos_nr_applied'):],
                          ['7', '1835008', '2', '65536', '1024', '5000', '3',
-                          '-', '-', '-'])     # no none run in loaded: no costs
+                          '-', '-', '-', '-',   # not skewed
+                          '-', '-', '-'])       # no none run in loaded: no costs
         # no damos_esz event before t0: no quota (a deliberate difference:
         # the awk had 0); the interval set, from the stats
         self.assertEqual(two[cols.index('damos_nr_applied'):],
-                         ['7', '1835008', '2', '65536', '-', '400', '3', '-', '-', '-'])
+                         ['7', '1835008', '2', '65536', '-', '400', '3'] + ['-'] * 7)
         # a statistic not there: "-" (a deliberate difference: the awk left
         # the cell empty)
         self.assertEqual(three[cols.index('damos_nr_applied'):],
-                         ['7', '1835008', '-', '65536', '-', '-', '3', '-', '-', '-'])
+                         ['7', '1835008', '-', '65536', '-', '-', '3'] + ['-'] * 7)
         self.assertEqual(one[cols.index('hot_promoted_mib')], '0.25')
         self.assertEqual(warnings[-1], 'bench-report: WARNING: the ring buffer dropped events '
                          'in: large-loaded-damon-temporal-1\nlarge-loaded-damon-temporal-2\n'
@@ -411,6 +414,44 @@ class Synthetic(unittest.TestCase):
                                      '200.0', '40.0', '90.0'])
         self.assertEqual(res[4:], ['1.00 0.00', '1.25 50.00', '1.50 50.00', '1.75 100.00',
                                    '2.00 0.00'])
+
+    def test_skew(self):
+        """The skewed pattern (tier-bench -Z): 4 region pages (hot set A's
+        first 4) by a Zipf law of exponent 1, probabilities 12/25, 6/25,
+        4/25 and 3/25 by rank; rank r is page 3r % 4 before the move (pages
+        0-3: .48 .12 .16 .24), (3r + 2) % 4 after it (.16 .24 .48 .12)."""
+        tr = HEADER + ''.join([
+            pte_event(99.5, 'hot_a', 0),        # the warm-up: false; share .48
+            pte_event(100.3, 'hot_a', 3),       # .72
+            pte_event(100.6, 'idle', 0),        # false, not in the region
+            pte_event(100.9, 'hot_a', 0, 1),    # demoted: .24
+            pte_event(101.2, 'hot_a', 2),       # after the move (page 3: .12): .60
+            pte_event(101.4, 'hot_a', 0)])      # .76
+        csv = csv_text(0, zipf_theta='1.000', zipf_pages=4, zipf_mult=3, zipf_off_steady=0,
+                       zipf_off_moved=2, zipf_draws=4, node0_free_kb=512)
+        with tempfile.TemporaryDirectory() as d:
+            build(d, [('skew-quiet-kscand-1', csv, THREADS, tr)])
+            table, _ = br.report(d)
+            _, rows = summary(d)
+            with open(os.path.join(d, 'skew-quiet-kscand-1.res')) as f:
+                res = f.read().splitlines()
+        row = dict(zip(br.COLS, rows['skew,quiet,kscand,1'].split(',')))
+        for col in ('t95_start_s', 't95_moved_s', 'hot_promoted_mib', 'late_hot_a_mib',
+                    'warm_promoted_mib', 'cold_promoted_mib', 'oneshot_promoted_mib',
+                    'hot_end_sampled_pct', 'hot_end_trace_pct'):
+            self.assertEqual(row[col], '-', col)
+        # the samples' mean: (.48 .48 .72 .72 .12 .60 .76 .76 .76) / 9; the
+        # best: node 0's 512 kB hold 2 pages, ranks 0 and 1; promoted in
+        # the window: pages 3, 2 and 0 (not the idle one)
+        self.assertEqual([row[c] for c in ('top_share_pct', 'top_share_end_pct',
+                                           'top_share_best_pct', 'skew_promoted_mib',
+                                           'false_promoted_mib', 'warmup_promoted_mib',
+                                           'idle_promoted_mib', 'promoted_demoted_mib')],
+                         ['60.0', '76.0', '72.0', '0.75', '0.50', '0.25', '0.25', '0.25'])
+        self.assertEqual(res, ['0.00 48.00', '0.25 48.00', '0.50 72.00', '0.75 72.00',
+                               '1.00 12.00', '1.25 60.00', '1.50 76.00', '1.75 76.00',
+                               '2.00 76.00'])
+        self.assertIn(' 60.0 [60.0-60.0] ', table[1])
 
     def test_hot_b_before_the_move(self):
         """Hot set B all on node 0 before the move, and still at it:

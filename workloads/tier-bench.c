@@ -7,7 +7,7 @@
  *              [-n NODE] [-u WARMUP_S] [-s STEADY_S] [-m MOVED_S]
  *              [-P PASS_MS] [-H HOT_MB] [-W WARM_MB] [-w WARM_PERIOD_S]
  *              [-O ONESHOT_MB] [-C COLD_MB] [-I IDLE_MB]
- *              [-D DRIFT_MB [-d DRIFT_S]]
+ *              [-D DRIFT_MB [-d DRIFT_S]] [-Z THETA]
  *
  * One anonymous region, 4 KiB pages (MADV_NOHUGEPAGE), all of it placed on
  * NODE (default 1) by a temporary MPOL_BIND and then left to the default
@@ -28,6 +28,22 @@
  *            s it moves DRIFT_MB further into the cold area, its size
  *            the same (a window over hot set B and the cold set, which
  *            must hold it to the end).
+ *            With -Z, the window's accesses are skewed instead (below).
+ *
+ * The skewed pattern (-Z THETA): in the window, each pass writes one byte
+ * of HOT_MB's worth of pages, each drawn by a Zipf law of exponent THETA
+ * (0.99 in YCSB) over the whole region: the page of rank r (0 the most
+ * likely) is drawn with probability (r + 1)^-THETA / H, H the sum over the
+ * region's n pages. Ranks are scattered over the region, rank r being page
+ * (r * MULT + OFF) % n (MULT coprime to n); OFF is 0 in the steady phase
+ * and n / 2 in the moved one, so that every page's rank changes at the
+ * move. Pages are drawn by Walker's alias method, a constant time a draw.
+ * The warm and one-shot sets get no writes of their own: they are part of
+ * the region. The "total" lines give THETA, n, MULT, both OFFs and the
+ * draws a pass, and node 0's free memory before the go: the probability
+ * of every page at every instant, for a caller that knows from a trace
+ * where the pages were, and the share of the accesses the best placement
+ * node 0 has room for would serve from it.
  *
  * The hot set is written by the clock: every PASS_MS (default 50) ms the
  * process writes one byte of each of its pages. In between it counts
@@ -93,7 +109,9 @@
  */
 #define _GNU_SOURCE
 #include <sched.h>
+#include <math.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -395,6 +413,112 @@ static int read_pids(const char *path, int *pid, int max)
 
 enum phase { WARMUP, STEADY, MOVED, NR_PHASES };
 
+/* The skewed pattern's draws (-Z): see the comment at the top. */
+struct zipf {
+	long n, mult, off[NR_PHASES];
+	uint64_t *prob;		/* the alias method's: rank i's own share, x 2^32 */
+	uint32_t *alias;
+	uint64_t rng;
+};
+
+static long gcd(long a, long b)
+{
+	while (b) {
+		long t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* Vose's construction of the alias table of the Zipf law over @n ranks. */
+static void zipf_init(struct zipf *z, long n, double theta)
+{
+	double *q = malloc(n * sizeof(*q)), h = 0;
+	uint32_t *small = malloc(n * sizeof(*small));
+	uint32_t *large = malloc(n * sizeof(*large));
+	long i, ns = 0, nl = 0;
+
+	z->prob = malloc(n * sizeof(*z->prob));
+	z->alias = malloc(n * sizeof(*z->alias));
+	if (!q || !small || !large || !z->prob || !z->alias)
+		die("zipf setup");
+	for (i = 0; i < n; i++)
+		h += q[i] = pow(i + 1, -theta);
+	for (i = 0; i < n; i++) {
+		q[i] *= n / h;
+		if (q[i] < 1)
+			small[ns++] = i;
+		else
+			large[nl++] = i;
+	}
+	while (ns && nl) {
+		uint32_t s = small[--ns], l = large[--nl];
+
+		z->prob[s] = q[s] * 4294967296.0;
+		z->alias[s] = l;
+		q[l] -= 1 - q[s];
+		if (q[l] < 1)
+			small[ns++] = l;
+		else
+			large[nl++] = l;
+	}
+	/* what is left is 1 but for rounding */
+	while (nl--) {
+		z->prob[large[nl]] = 1ULL << 32;
+		z->alias[large[nl]] = large[nl];
+	}
+	while (ns--) {
+		z->prob[small[ns]] = 1ULL << 32;
+		z->alias[small[ns]] = small[ns];
+	}
+	free(q);
+	free(small);
+	free(large);
+	z->n = n;
+	z->mult = (long)(n * 0.6180339887) | 1;
+	while (gcd(z->mult, n) != 1)
+		z->mult += 2;
+	z->off[WARMUP] = z->off[STEADY] = 0;
+	z->off[MOVED] = n / 2;
+	z->rng = 0x9e3779b97f4a7c15ULL;
+}
+
+/* A page drawn by the Zipf law, its rank scattered as phase @ph has it. */
+static long zipf_page(struct zipf *z, int ph)
+{
+	uint64_t x = z->rng;
+	long r;
+
+	/* xorshift64*: the high half picks a rank, the low half its coin */
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	z->rng = x;
+	x *= 0x2545f4914f6cdd1dULL;
+	r = (long)((x >> 32) * (uint64_t)z->n >> 32);
+	if ((x & 0xffffffff) >= z->prob[r])
+		r = z->alias[r];
+	return (r * z->mult + z->off[ph]) % z->n;
+}
+
+/* Node 0's MemFree in kB, from sysfs; -1 if it cannot be read. */
+static long node0_free_kb(void)
+{
+	char line[256];
+	long kb = -1;
+	FILE *f = fopen("/sys/devices/system/node/node0/meminfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Node 0 MemFree: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
 static const char * const phase_name[NR_PHASES] = {
 	"warmup", "steady", "moved",
 };
@@ -421,10 +545,13 @@ int main(int argc, char **argv)
 	double tw, t, next_pass, next_warm, oneshot_at, pass_ns, cal_s;
 	pid_t idle_pid, loop_pid[MAX_CPUS], tick_pid = 0;
 	const char *gofile = NULL, *readyfifo = NULL;
+	double theta = 0;
+	long free0_kb = -1;
+	struct zipf z = { 0 };
 	struct rusage ru;
 	char *p, *hot_c;
 
-	while ((opt = getopt(argc, argv, "bt:G:R:S:n:u:s:m:P:H:W:w:O:C:I:D:d:")) != -1) {
+	while ((opt = getopt(argc, argv, "bt:G:R:S:n:u:s:m:P:H:W:w:O:C:I:D:d:Z:")) != -1) {
 		switch (opt) {
 		case 'b': busy = 1; break;
 		case 't': tick_us = atol(optarg); break;
@@ -444,6 +571,7 @@ int main(int argc, char **argv)
 		case 'I': idle_mb = atol(optarg); break;
 		case 'D': drift_mb = atol(optarg); break;
 		case 'd': drift_s = atol(optarg); break;
+		case 'Z': theta = atof(optarg); break;
 		default:
 			fprintf(stderr, "usage: see the comment at the top of tier-bench.c\n");
 			return 2;
@@ -455,6 +583,10 @@ int main(int argc, char **argv)
 	if (drift_mb < 0 || drift_s < 1 ||
 	    mb[HOT_A] + drift_mb * shifts > mb[COLD]) {
 		fprintf(stderr, "tier-bench: need DRIFT_S >= 1 and HOT_MB + DRIFT_MB * (MOVED_S - 1) / DRIFT_S <= COLD_MB\n");
+		return 2;
+	}
+	if (theta < 0 || (theta > 0 && drift_mb)) {
+		fprintf(stderr, "tier-bench: need THETA > 0, and not both -Z and -D\n");
 		return 2;
 	}
 	if (mb[COLD] < 2 * mb[HOT_A] || warm_period_s < 1 || steady_s < 3 ||
@@ -521,6 +653,8 @@ int main(int argc, char **argv)
 	/* Everything must start on its node, or the figures mean nothing. */
 	place(p, total * psz, node);
 	place(hot_c, npages[HOT_A] * psz, 0);
+	if (theta > 0)
+		zipf_init(&z, total, theta);
 
 	for (i = 0; i < NR_SETS; i++) {
 		sampled[i] = 0;
@@ -547,6 +681,7 @@ int main(int argc, char **argv)
 		       p + (start[i] + npages[i]) * psz);
 	printf("range,idle,%p,%p\n", idle_addr, (char *)idle_addr + nidle * psz);
 	printf("range,hot_c,%p,%p\n", hot_c, hot_c + npages[HOT_A] * psz);
+	free0_kb = node0_free_kb();
 	printf("ready\n");
 	fflush(stdout);
 	if (readyfifo) {
@@ -603,17 +738,22 @@ int main(int argc, char **argv)
 			break;
 		if (t - next_pass >= pass_ns)
 			late[ph]++;
-		if (ph > WARMUP && t >= next_warm) {
+		if (ph > WARMUP && !theta && t >= next_warm) {
 			write_pages(p + start[WARM] * psz, npages[WARM]);
 			next_warm += warm_period_s * 1e9;
 		}
-		if (oneshot_at && t >= oneshot_at) {
+		if (oneshot_at && !theta && t >= oneshot_at) {
 			write_pages(p + start[ONESHOT] * psz, npages[ONESHOT]);
 			oneshot_at = 0;
 		}
 		if (ph == WARMUP) {
 			set = hot_c;
 			n = npages[HOT_A];
+		} else if (theta) {
+			for (j = 0; j < npages[HOT_A]; j++)
+				((volatile char *)p)[zipf_page(&z, ph) * psz]++;
+			set = NULL;
+			n = 0;
 		} else {
 			i = ph == STEADY ? HOT_A : HOT_B;
 			set = p + start[i] * psz;
@@ -622,7 +762,8 @@ int main(int argc, char **argv)
 				set += (long)((t - at[MOVED]) / (drift_s * 1e9)) *
 				       drift_pages * psz;
 		}
-		write_pages(set, n);
+		if (set)
+			write_pages(set, n);
 		done[ph]++;
 		/* due PASS_MS after the last that was due, or after this one if late */
 		next_pass += pass_ns;
@@ -648,6 +789,12 @@ int main(int argc, char **argv)
 	printf("total,hot_pages,%ld\ntotal,page_size,%ld\n", npages[HOT_A], psz);
 	printf("total,pass_ms,%ld\ntotal,busy,%d\n", pass_ms, busy);
 	printf("total,drift_mb,%ld\ntotal,drift_s,%ld\n", drift_mb, drift_s);
+	if (theta)
+		printf("total,zipf_theta,%.3f\ntotal,zipf_pages,%ld\ntotal,zipf_mult,%ld\n"
+		       "total,zipf_off_steady,%ld\ntotal,zipf_off_moved,%ld\n"
+		       "total,zipf_draws,%ld\ntotal,node0_free_kb,%ld\n",
+		       theta, z.n, z.mult, z.off[STEADY], z.off[MOVED],
+		       npages[HOT_A], free0_kb);
 	printf("total,meter_loops_per_s,%.0f\n", (cal1 - cal0) / cal_s);
 	for (ph = 0; ph < NR_PHASES; ph++) {
 		double s = (at[ph + 1] - at[ph]) / 1e9;
