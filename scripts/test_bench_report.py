@@ -305,7 +305,7 @@ class Synthetic(unittest.TestCase):
                          '0.5,0.5,0.5,0.25,0.25,0.25,90.0,90.0,90.0,0.2,0.2,0.2,'
                          '0.05,0.05,0.05,68.3,68.3,68.3,0.004,0.004,0.004,0.003,0.003,'
                          '0.003,11,11,11,3,3,3,0,0,0,100,100,100,-,-,-,-,-,-,-,-,-,-,-,-')
-        self.assertEqual(table[2], 'small  quiet  kscand       0.3 [0.3-0.3]    0.5 [0.5-0.5]  '
+        self.assertEqual(table[2], 'small    quiet    kscand       0.3 [0.3-0.3]    0.5 [0.5-0.5]  '
                          '  1.5       0.25      1.25      0.2 [0.2-0.2]     0.05 [0.05-0.05]  '
                          '  68.3 [68.3-68.3]  0.5       -                 90.0')
         # hot set B at the end: 3 of 4 by move_pages(), 4 of 4 by the events
@@ -428,7 +428,8 @@ class Synthetic(unittest.TestCase):
             pte_event(101.2, 'hot_a', 2),       # after the move (page 3: .12): .60
             pte_event(101.4, 'hot_a', 0)])      # .76
         csv = csv_text(0, zipf_theta='1.000', zipf_pages=4, zipf_mult=3, zipf_off_steady=0,
-                       zipf_off_moved=2, zipf_draws=4, node0_free_kb=512)
+                       zipf_off_moved=2, zipf_draws=4, node0_free_kb=768,
+                       node0_high_kb=256)
         with tempfile.TemporaryDirectory() as d:
             build(d, [('skew-quiet-kscand-1', csv, THREADS, tr)])
             table, _ = br.report(d)
@@ -441,7 +442,8 @@ class Synthetic(unittest.TestCase):
                     'hot_end_sampled_pct', 'hot_end_trace_pct'):
             self.assertEqual(row[col], '-', col)
         # the samples' mean: (.48 .48 .72 .72 .12 .60 .76 .76 .76) / 9; the
-        # best: node 0's 512 kB hold 2 pages, ranks 0 and 1; promoted in
+        # best: node 0's 768 kB free, 256 of them its high watermark, hold 2
+        # pages, ranks 0 and 1 (3 pages with the watermark); promoted in
         # the window: pages 3, 2 and 0 (not the idle one)
         self.assertEqual([row[c] for c in ('top_share_pct', 'top_share_end_pct',
                                            'top_share_best_pct', 'skew_promoted_mib',

@@ -7,7 +7,7 @@
  *              [-n NODE] [-u WARMUP_S] [-s STEADY_S] [-m MOVED_S]
  *              [-P PASS_MS] [-H HOT_MB] [-W WARM_MB] [-w WARM_PERIOD_S]
  *              [-O ONESHOT_MB] [-C COLD_MB] [-I IDLE_MB]
- *              [-D DRIFT_MB [-d DRIFT_S]] [-Z THETA]
+ *              [-D DRIFT_MB [-d DRIFT_S]] [-Z THETA] [-L ROOM_MB]
  *
  * One anonymous region, 4 KiB pages (MADV_NOHUGEPAGE), all of it placed on
  * NODE (default 1) by a temporary MPOL_BIND and then left to the default
@@ -56,6 +56,14 @@
  * told. The warm set is written once every WARM_PERIOD_S (default 5) s and
  * the one-shot set once, a third of the way into the steady phase, both
  * from t0; the cold set never after placement.
+ *
+ * With -L, node 0 is given ROOM_MB of room for the region, whatever its
+ * size: once the workload's memory is in place, a process forked first
+ * binds to node 0, locks (mlock) all of its free memory above its high
+ * watermark but ROOM_MB, and sleeps. Locked pages are unevictable, never
+ * demoted: the region's pages compete for the room among themselves, and
+ * a promotion into a full room needs one of them demoted. The "total"
+ * lines give what was locked and node 0's high watermark.
  *
  * A second process, forked before the region exists, holds IDLE_MB on NODE
  * and sleeps. The workload runs on CPU 0. Under QEMU's -icount the guest's
@@ -263,6 +271,54 @@ static pid_t spawn_idle(long idle_len, int node, void **addr)
 	 */
 	*addr = p;
 	return pid;
+}
+
+/*
+ * -L: a process, forked before the region exists, that waits for a size
+ * on @fd[0], locks that many bytes of node 0 (in huge pages where it can:
+ * fewer faults and page tables), says so on @fd[3] and sleeps until the
+ * workload ends. lock_node0() gives it the size once the workload's own
+ * memory is in place.
+ */
+static pid_t spawn_locker(int fd[4])
+{
+	unsigned long mask = 1;
+	long len;
+	char *p;
+	pid_t pid;
+
+	if (pipe(fd) || pipe(fd + 2))
+		die("pipe");
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (pid)
+		return pid;
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (read(fd[0], &len, sizeof(len)) != sizeof(len))
+		_exit(1);
+	if (syscall(SYS_set_mempolicy, MPOL_BIND, &mask, 8 * sizeof(mask)))
+		die("set_mempolicy(MPOL_BIND)");
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		die("mmap of node 0's locked memory");
+	madvise(p, len, MADV_HUGEPAGE);
+	if (mlock(p, len))
+		die("mlock of node 0's memory");
+	if (write(fd[3], "r", 1) != 1)
+		_exit(1);
+	for (;;)
+		pause();
+}
+
+static void lock_node0(int fd[4], long len)
+{
+	char c;
+
+	if (write(fd[1], &len, sizeof(len)) != sizeof(len) ||
+	    read(fd[2], &c, 1) != 1)
+		die("the process locking node 0's memory failed");
 }
 
 /* One counter per loop process, a cache line apart, shared with the parent. */
@@ -519,6 +575,30 @@ static long node0_free_kb(void)
 	return kb;
 }
 
+/*
+ * Node 0's high watermark in kB: the sum of its zones' (/proc/zoneinfo);
+ * -1 if it cannot be read.
+ */
+static long node0_high_kb(void)
+{
+	char line[256], key[32];
+	long v, pages = 0;
+	int nid = -1;
+	FILE *f = fopen("/proc/zoneinfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Node %d,", &nid) == 1)
+			continue;
+		if (nid == 0 && sscanf(line, "%31s %ld", key, &v) == 2 &&
+		    !strcmp(key, "high"))
+			pages += v;
+	}
+	fclose(f);
+	return pages * (psz / 1024);
+}
+
 static const char * const phase_name[NR_PHASES] = {
 	"warmup", "steady", "moved",
 };
@@ -543,15 +623,16 @@ int main(int argc, char **argv)
 	void **spages[NR_SETS], **idle_pages, *idle_addr;
 	int busy = 0, node = 1, opt, *status, cpu, ncpus, spin_go[2], ph;
 	double tw, t, next_pass, next_warm, oneshot_at, pass_ns, cal_s;
-	pid_t idle_pid, loop_pid[MAX_CPUS], tick_pid = 0;
+	pid_t idle_pid, loop_pid[MAX_CPUS], tick_pid = 0, lock_pid = 0;
 	const char *gofile = NULL, *readyfifo = NULL;
 	double theta = 0;
-	long free0_kb = -1;
+	long free0_kb = -1, high0_kb = -1, room_mb = -1, lock_mb = 0;
+	int lock_fd[4];
 	struct zipf z = { 0 };
 	struct rusage ru;
 	char *p, *hot_c;
 
-	while ((opt = getopt(argc, argv, "bt:G:R:S:n:u:s:m:P:H:W:w:O:C:I:D:d:Z:")) != -1) {
+	while ((opt = getopt(argc, argv, "bt:G:R:S:n:u:s:m:P:H:W:w:O:C:I:D:d:Z:L:")) != -1) {
 		switch (opt) {
 		case 'b': busy = 1; break;
 		case 't': tick_us = atol(optarg); break;
@@ -572,6 +653,7 @@ int main(int argc, char **argv)
 		case 'D': drift_mb = atol(optarg); break;
 		case 'd': drift_s = atol(optarg); break;
 		case 'Z': theta = atof(optarg); break;
+		case 'L': room_mb = atol(optarg); break;
 		default:
 			fprintf(stderr, "usage: see the comment at the top of tier-bench.c\n");
 			return 2;
@@ -620,6 +702,8 @@ int main(int argc, char **argv)
 	/* The other processes first: a fork must not share the region. */
 	nidle = idle_mb * (1024 * 1024 / psz);
 	idle_pid = spawn_idle(nidle * psz, node, &idle_addr);
+	if (room_mb >= 0)
+		lock_pid = spawn_locker(lock_fd);
 	ncpus = sysconf(_SC_NPROCESSORS_ONLN);
 	if (ncpus > MAX_CPUS)
 		ncpus = MAX_CPUS;
@@ -655,6 +739,16 @@ int main(int argc, char **argv)
 	place(hot_c, npages[HOT_A] * psz, 0);
 	if (theta > 0)
 		zipf_init(&z, total, theta);
+	high0_kb = node0_high_kb();
+	if (room_mb >= 0) {
+		/* 1 MiB for the locked memory's page tables */
+		lock_mb = (node0_free_kb() - high0_kb) / 1024 - room_mb - 1;
+		if (high0_kb < 0 || lock_mb < 0) {
+			fprintf(stderr, "tier-bench: node 0 has less than ROOM_MB free above its high watermark\n");
+			return 1;
+		}
+		lock_node0(lock_fd, lock_mb * 1024 * 1024);
+	}
 
 	for (i = 0; i < NR_SETS; i++) {
 		sampled[i] = 0;
@@ -792,9 +886,11 @@ int main(int argc, char **argv)
 	if (theta)
 		printf("total,zipf_theta,%.3f\ntotal,zipf_pages,%ld\ntotal,zipf_mult,%ld\n"
 		       "total,zipf_off_steady,%ld\ntotal,zipf_off_moved,%ld\n"
-		       "total,zipf_draws,%ld\ntotal,node0_free_kb,%ld\n",
+		       "total,zipf_draws,%ld\ntotal,node0_free_kb,%ld\n"
+		       "total,node0_high_kb,%ld\n",
 		       theta, z.n, z.mult, z.off[STEADY], z.off[MOVED],
-		       npages[HOT_A], free0_kb);
+		       npages[HOT_A], free0_kb, high0_kb);
+	printf("total,node0_locked_mb,%ld\n", lock_mb);
 	printf("total,meter_loops_per_s,%.0f\n", (cal1 - cal0) / cal_s);
 	for (ph = 0; ph < NR_PHASES; ph++) {
 		double s = (at[ph + 1] - at[ph]) / 1e9;
@@ -831,6 +927,11 @@ int main(int argc, char **argv)
 	printf("total,warmup_start_mono_s,%.6f\n", tw / 1e9);
 	kill(idle_pid, SIGKILL);
 	waitpid(idle_pid, NULL, 0);
+	if (lock_pid) {
+		/* its memory is free once it is reaped */
+		kill(lock_pid, SIGKILL);
+		waitpid(lock_pid, NULL, 0);
+	}
 	if (tick_pid) {
 		kill(tick_pid, SIGKILL);
 		waitpid(tick_pid, NULL, 0);
