@@ -428,8 +428,8 @@ class Synthetic(unittest.TestCase):
             pte_event(101.2, 'hot_a', 2),       # after the move (page 3: .12): .60
             pte_event(101.4, 'hot_a', 0)])      # .76
         csv = csv_text(0, zipf_theta='1.000', zipf_pages=4, zipf_mult=3, zipf_off_steady=0,
-                       zipf_off_moved=2, zipf_draws=4, node0_free_kb=768,
-                       node0_high_kb=256)
+                       zipf_off_moved=2, zipf_draws=4, node0_free_kb=512,
+                       node0_high_kb=256, hot_pages=1)
         with tempfile.TemporaryDirectory() as d:
             build(d, [('skew-quiet-kscand-1', csv, THREADS, tr)])
             table, _ = br.report(d)
@@ -442,8 +442,9 @@ class Synthetic(unittest.TestCase):
                     'hot_end_sampled_pct', 'hot_end_trace_pct'):
             self.assertEqual(row[col], '-', col)
         # the samples' mean: (.48 .48 .72 .72 .12 .60 .76 .76 .76) / 9; the
-        # best: node 0's 768 kB free, 256 of them its high watermark, hold 2
-        # pages, ranks 0 and 1 (3 pages with the watermark); promoted in
+        # best: node 0's 512 kB free, 256 of them its high watermark, hold 1
+        # page, and hot set C's 1 page another: ranks 0 and 1 (3 pages
+        # with the watermark, 1 without hot set C); promoted in
         # the window: pages 3, 2 and 0 (not the idle one)
         self.assertEqual([row[c] for c in ('top_share_pct', 'top_share_end_pct',
                                            'top_share_best_pct', 'skew_promoted_mib',

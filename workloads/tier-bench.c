@@ -40,7 +40,7 @@
  * move. Pages are drawn by Walker's alias method, a constant time a draw.
  * The warm and one-shot sets get no writes of their own: they are part of
  * the region. The "total" lines give THETA, n, MULT, both OFFs and the
- * draws a pass, and node 0's free memory before the go: the probability
+ * draws a pass, and node 0's free memory at the go: the probability
  * of every page at every instant, for a caller that knows from a trace
  * where the pages were, and the share of the accesses the best placement
  * node 0 has room for would serve from it.
@@ -58,12 +58,17 @@
  * from t0; the cold set never after placement.
  *
  * With -L, node 0 is given ROOM_MB of room for the region, whatever its
- * size: once the workload's memory is in place, a process forked first
- * binds to node 0, locks (mlock) all of its free memory above its high
- * watermark but ROOM_MB, and sleeps. Locked pages are unevictable, never
- * demoted: the region's pages compete for the room among themselves, and
- * a promotion into a full room needs one of them demoted. The "total"
- * lines give what was locked and node 0's high watermark.
+ * size: at the go (after the caller's own setup, a trace instance's
+ * buffers included, has taken its memory), a process forked first binds
+ * to node 0, fills pipes that nobody reads with all of node 0's free
+ * memory above its high watermark but ROOM_MB, and sleeps; the warm-up
+ * starts once they are full. A pipe's buffers are kernel pages on no LRU
+ * list: no reclaim, demotion or migration moves them (mlocked pages, by
+ * contrast, are unevictable but movable: a DAMOS migrate_cold scheme
+ * moves them to node 1). The region's pages compete for the room among
+ * themselves and with hot set C, cold from t0, and a promotion into a
+ * full room needs a page demoted. The "total" lines give what was held
+ * and node 0's high watermark.
  *
  * A second process, forked before the region exists, holds IDLE_MB on NODE
  * and sleeps. The workload runs on CPU 0. Under QEMU's -icount the guest's
@@ -116,6 +121,7 @@
  * "thread,PID,PHASE,MS".
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <sched.h>
 #include <math.h>
 #include <signal.h>
@@ -275,16 +281,22 @@ static pid_t spawn_idle(long idle_len, int node, void **addr)
 
 /*
  * -L: a process, forked before the region exists, that waits for a size
- * on @fd[0], locks that many bytes of node 0 (in huge pages where it can:
- * fewer faults and page tables), says so on @fd[3] and sleeps until the
- * workload ends. lock_node0() gives it the size once the workload's own
- * memory is in place.
+ * on @fd[0], writes that many bytes of node 0 (its memory policy binds
+ * the pipe buffers' pages there) into pipes of HOLD_PIPE_SZ that it never
+ * reads, says so on @fd[3] and sleeps until the workload ends.
+ * hold_node0() gives it the size once the workload's own memory is in
+ * place. Run as root: pipes larger than fs.pipe-max-size, and more
+ * descriptors than the default limit.
  */
-static pid_t spawn_locker(int fd[4])
+#define HOLD_PIPE_SZ	(16L << 20)
+
+static pid_t spawn_holder(int fd[4])
 {
+	static char buf[1 << 16];
 	unsigned long mask = 1;
-	long len;
-	char *p;
+	struct rlimit rl;
+	long len, n;
+	int p[2];
 	pid_t pid;
 
 	if (pipe(fd) || pipe(fd + 2))
@@ -299,26 +311,33 @@ static pid_t spawn_locker(int fd[4])
 		_exit(1);
 	if (syscall(SYS_set_mempolicy, MPOL_BIND, &mask, 8 * sizeof(mask)))
 		die("set_mempolicy(MPOL_BIND)");
-	p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		die("mmap of node 0's locked memory");
-	madvise(p, len, MADV_HUGEPAGE);
-	if (mlock(p, len))
-		die("mlock of node 0's memory");
+	rl.rlim_cur = rl.rlim_max = 64 + 2 * (len / HOLD_PIPE_SZ + 1);
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		die("setrlimit(RLIMIT_NOFILE)");
+	memset(buf, 0x5a, sizeof(buf));
+	while (len > 0) {
+		if (pipe(p) || fcntl(p[1], F_SETPIPE_SZ, HOLD_PIPE_SZ) < 0)
+			die("a pipe of HOLD_PIPE_SZ");
+		fcntl(p[1], F_SETFL, O_NONBLOCK);
+		for (n = 0; n < HOLD_PIPE_SZ && len > 0; n += sizeof(buf)) {
+			if (write(p[1], buf, sizeof(buf)) != sizeof(buf))
+				die("filling a pipe on node 0");
+			len -= sizeof(buf);
+		}
+	}
 	if (write(fd[3], "r", 1) != 1)
 		_exit(1);
 	for (;;)
 		pause();
 }
 
-static void lock_node0(int fd[4], long len)
+static void hold_node0(int fd[4], long len)
 {
 	char c;
 
 	if (write(fd[1], &len, sizeof(len)) != sizeof(len) ||
 	    read(fd[2], &c, 1) != 1)
-		die("the process locking node 0's memory failed");
+		die("the process holding node 0's memory failed");
 }
 
 /* One counter per loop process, a cache line apart, shared with the parent. */
@@ -623,11 +642,11 @@ int main(int argc, char **argv)
 	void **spages[NR_SETS], **idle_pages, *idle_addr;
 	int busy = 0, node = 1, opt, *status, cpu, ncpus, spin_go[2], ph;
 	double tw, t, next_pass, next_warm, oneshot_at, pass_ns, cal_s;
-	pid_t idle_pid, loop_pid[MAX_CPUS], tick_pid = 0, lock_pid = 0;
+	pid_t idle_pid, loop_pid[MAX_CPUS], tick_pid = 0, hold_pid = 0;
 	const char *gofile = NULL, *readyfifo = NULL;
 	double theta = 0;
-	long free0_kb = -1, high0_kb = -1, room_mb = -1, lock_mb = 0;
-	int lock_fd[4];
+	long free0_kb = -1, high0_kb = -1, room_mb = -1, hold_mb = 0;
+	int hold_fd[4];
 	struct zipf z = { 0 };
 	struct rusage ru;
 	char *p, *hot_c;
@@ -703,7 +722,7 @@ int main(int argc, char **argv)
 	nidle = idle_mb * (1024 * 1024 / psz);
 	idle_pid = spawn_idle(nidle * psz, node, &idle_addr);
 	if (room_mb >= 0)
-		lock_pid = spawn_locker(lock_fd);
+		hold_pid = spawn_holder(hold_fd);
 	ncpus = sysconf(_SC_NPROCESSORS_ONLN);
 	if (ncpus > MAX_CPUS)
 		ncpus = MAX_CPUS;
@@ -739,16 +758,6 @@ int main(int argc, char **argv)
 	place(hot_c, npages[HOT_A] * psz, 0);
 	if (theta > 0)
 		zipf_init(&z, total, theta);
-	high0_kb = node0_high_kb();
-	if (room_mb >= 0) {
-		/* 1 MiB for the locked memory's page tables */
-		lock_mb = (node0_free_kb() - high0_kb) / 1024 - room_mb - 1;
-		if (high0_kb < 0 || lock_mb < 0) {
-			fprintf(stderr, "tier-bench: node 0 has less than ROOM_MB free above its high watermark\n");
-			return 1;
-		}
-		lock_node0(lock_fd, lock_mb * 1024 * 1024);
-	}
 
 	for (i = 0; i < NR_SETS; i++) {
 		sampled[i] = 0;
@@ -775,7 +784,6 @@ int main(int argc, char **argv)
 		       p + (start[i] + npages[i]) * psz);
 	printf("range,idle,%p,%p\n", idle_addr, (char *)idle_addr + nidle * psz);
 	printf("range,hot_c,%p,%p\n", hot_c, hot_c + npages[HOT_A] * psz);
-	free0_kb = node0_free_kb();
 	printf("ready\n");
 	fflush(stdout);
 	if (readyfifo) {
@@ -788,6 +796,26 @@ int main(int argc, char **argv)
 		usleep(10000);
 	if (gofile)
 		nthreads = read_pids(gofile, tpid, MAX_THREADS);
+	/*
+	 * Node 0's room is what is left once the caller has set up (a trace
+	 * instance's buffers, a promoter's own memory): measured at the go.
+	 */
+	high0_kb = node0_high_kb();
+	if (room_mb >= 0) {
+		/*
+		 * A pipe's array of 4096 struct pipe_buffer takes 256 KiB
+		 * (64 pages) for its 16 MiB: hold 64/65 of what is left, less
+		 * 1 MiB for the rest of the pipes' own memory.
+		 */
+		hold_mb = ((node0_free_kb() - high0_kb) / 1024 - room_mb - 1) *
+			  64 / 65;
+		if (high0_kb < 0 || hold_mb < 0) {
+			fprintf(stderr, "tier-bench: node 0 has less than ROOM_MB free above its high watermark\n");
+			return 1;
+		}
+		hold_node0(hold_fd, hold_mb * 1024 * 1024);
+	}
+	free0_kb = node0_free_kb();
 
 	tw = now_ns();
 	at[WARMUP] = tw;
@@ -890,7 +918,7 @@ int main(int argc, char **argv)
 		       "total,node0_high_kb,%ld\n",
 		       theta, z.n, z.mult, z.off[STEADY], z.off[MOVED],
 		       npages[HOT_A], free0_kb, high0_kb);
-	printf("total,node0_locked_mb,%ld\n", lock_mb);
+	printf("total,node0_held_mb,%ld\n", hold_mb);
 	printf("total,meter_loops_per_s,%.0f\n", (cal1 - cal0) / cal_s);
 	for (ph = 0; ph < NR_PHASES; ph++) {
 		double s = (at[ph + 1] - at[ph]) / 1e9;
@@ -927,10 +955,10 @@ int main(int argc, char **argv)
 	printf("total,warmup_start_mono_s,%.6f\n", tw / 1e9);
 	kill(idle_pid, SIGKILL);
 	waitpid(idle_pid, NULL, 0);
-	if (lock_pid) {
-		/* its memory is free once it is reaped */
-		kill(lock_pid, SIGKILL);
-		waitpid(lock_pid, NULL, 0);
+	if (hold_pid) {
+		/* its pipes are freed once it is reaped */
+		kill(hold_pid, SIGKILL);
+		waitpid(hold_pid, NULL, 0);
 	}
 	if (tick_pid) {
 		kill(tick_pid, SIGKILL);
