@@ -27,8 +27,11 @@
  *
  *   stress SECONDS [WORKERS] [DAX_DIR]     defaults: 4 workers, no DAX
  *
- * Prints the steps and failures per operation; exits 0 only when every
- * child exited 0 and the workers were all reaped.
+ * Each child is named by its operation ("stress-thp" in ps and in the
+ * trace). Prints the steps, failures and longest step per operation
+ * (the workers start no step after SECONDS, and the run ends with the
+ * last); exits 0 only when every child exited 0 and the workers were all
+ * reaped.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -39,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -380,24 +384,45 @@ static const struct {
 };
 #define NR_OPS (sizeof(ops) / sizeof(ops[0]))
 
-/* A worker: one child per step until @end; writes its counts to @res. */
-static void worker(int id, time_t end, unsigned long (*res)[2])
+/*
+ * A worker: one child per step until @end; adds to @res its steps, failed
+ * steps and (a maximum) its longest step in ms, per operation.
+ */
+static void worker(int id, time_t end, unsigned long (*res)[3])
 {
 	for (unsigned int step = id; time(NULL) < end; step++) {
 		unsigned int op = step % NR_OPS;
+		struct timespec t0, t1;
+		unsigned long ms;
 		int status;
-		pid_t pid = fork();
+		pid_t pid;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		pid = fork();
 
 		if (pid < 0)
 			fail("worker", "fork");
 		if (!pid) {
+			char name[16];
+
+			/* a hang names the operation: "stress-migrate" */
+			snprintf(name, sizeof(name), "stress-%s", ops[op].name);
+			prctl(PR_SET_NAME, name);
 			srand(step);
 			ops[op].fn(step * 7919 + id);
 			_exit(0);
 		}
 		if (waitpid(pid, &status, 0) != pid)
 			fail("worker", "waitpid");
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		ms = (t1.tv_sec - t0.tv_sec) * 1000 +
+		     (t1.tv_nsec - t0.tv_nsec) / 1000000;
 		__atomic_fetch_add(&res[op][0], 1, __ATOMIC_RELAXED);
+		/* the longest step: what a run's end waits for */
+		for (unsigned long max = res[op][2]; ms > max &&
+		     !__atomic_compare_exchange_n(&res[op][2], &max, ms, 0,
+						  __ATOMIC_RELAXED, __ATOMIC_RELAXED);)
+			;
 		if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 			__atomic_fetch_add(&res[op][1], 1, __ATOMIC_RELAXED);
 			fprintf(stderr, "stress: worker %d: %s child %s %d\n", id,
@@ -413,7 +438,7 @@ int main(int argc, char **argv)
 {
 	int secs = argc > 1 ? atoi(argv[1]) : 60;
 	int workers = argc > 2 ? atoi(argv[2]) : 4;
-	unsigned long (*res)[2], steps = 0, failed = 0;
+	unsigned long (*res)[3], steps = 0, failed = 0;
 	time_t end;
 	int w, status, bad = 0;
 
@@ -445,8 +470,8 @@ int main(int argc, char **argv)
 	for (unsigned int op = 0; op < NR_OPS; op++) {
 		if (!dax_dir && ops[op].fn == op_dax)
 			continue;
-		printf("stress: %-8s %6lu steps, %lu failed\n", ops[op].name,
-		       res[op][0], res[op][1]);
+		printf("stress: %-8s %6lu steps, %lu failed, the longest %.1f s\n",
+		       ops[op].name, res[op][0], res[op][1], res[op][2] / 1000.0);
 		steps += res[op][0];
 		failed += res[op][1];
 	}
