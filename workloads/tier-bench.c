@@ -8,6 +8,7 @@
  *              [-P PASS_MS] [-H HOT_MB] [-W WARM_MB] [-w WARM_PERIOD_S]
  *              [-O ONESHOT_MB] [-C COLD_MB] [-I IDLE_MB]
  *              [-D DRIFT_MB [-d DRIFT_S]] [-Z THETA] [-L ROOM_MB]
+ *              [-T WRITERS | -M WRITERS]
  *
  * One anonymous region, 4 KiB pages (MADV_NOHUGEPAGE), all of it placed on
  * NODE (default 1) by a temporary MPOL_BIND and then left to the default
@@ -70,6 +71,21 @@
  * full room needs a page demoted. The "total" lines give what was held
  * and node 0's high watermark.
  *
+ * With -T or -M, WRITERS tasks do the process's work between them, all on
+ * CPU 0: the process itself and WRITERS - 1 more, started after the
+ * meter's second alone. Each counts loops as the process does (the meter
+ * is the sum of their counts) and, at each pass the process publishes,
+ * writes its slice of the hot set (C, A, B): the k-th of WRITERS slices
+ * of equal size, so every page still once a pass, always by the same task.
+ * With -T they are threads of the process (a multi-threaded application);
+ * with -M, processes forked after placement, the region and hot set C
+ * mapped shared (MAP_SHARED: shmem) by all of them (a server's processes
+ * over their shared memory). Each task then has a share of CPU 0, and a
+ * promoter that scans a process by its CPU time (NUMA balancing) scans each
+ * of the -M processes at that share of the pace. A pass published while a
+ * writer still wrote the last is one it misses ("writer_passes_missed").
+ * Not with -D or -Z.
+ *
  * A second process, forked before the region exists, holds IDLE_MB on NODE
  * and sleeps. The workload runs on CPU 0. Under QEMU's -icount the guest's
  * CPUs together execute a fixed number of instructions per guest second,
@@ -124,6 +140,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -618,6 +635,121 @@ static long node0_high_kb(void)
 	return pages * (psz / 1024);
 }
 
+/*
+ * -T, -M: the other tasks that write the hot sets. Each counts loops as
+ * the process does, in its own counter, until the process publishes a
+ * pass (the set, its pages, a new sequence number), then writes its pages
+ * of it; a pass published while it was writing the last is one it misses.
+ */
+#define MAX_WRITERS	16
+
+struct passes {
+	unsigned long seq;		/* the last pass published */
+	char *set;			/* its set; NULL: the writers stop */
+	long n;				/* its pages */
+	long done[MAX_WRITERS];		/* passes each writer wrote */
+};
+
+static int nwriters = 1;
+static struct passes *pub;
+static volatile unsigned long *writer_loops;
+static pthread_t writer_thread[MAX_WRITERS];
+static pid_t writer_pid[MAX_WRITERS];
+
+/* the k-th writer's pages of @n at @set: the k-th of nwriters slices */
+static void write_share(char *set, long n, int k)
+{
+	write_pages(set + n * k / nwriters * psz,
+		    n * (k + 1) / nwriters - n * k / nwriters);
+}
+
+static void *writer(void *arg)
+{
+	volatile unsigned long *loops = writer_loops + (long)arg * LOOP_STRIDE;
+	unsigned long seen = 0, seq;
+	int k = (long)arg, i;
+
+	pin(0);
+	for (;;) {
+		/* spin_until()'s loop, the clock read included */
+		while ((seq = __atomic_load_n(&pub->seq, __ATOMIC_ACQUIRE)) == seen) {
+			now_ns();
+			for (i = 0; i < 64; i++)
+				loops[0]++;
+		}
+		seen = seq;
+		if (!pub->set)
+			return NULL;
+		write_share(pub->set, pub->n, k);
+		pub->done[k]++;
+	}
+}
+
+/* after the meter's second alone: they count loops from here on */
+static void start_writers(int threads)
+{
+	long k;
+
+	for (k = 1; k < nwriters; k++) {
+		if (threads) {
+			if (pthread_create(&writer_thread[k], NULL, writer,
+					   (void *)k))
+				die("pthread_create");
+			continue;
+		}
+		writer_pid[k] = fork();
+		if (writer_pid[k] < 0)
+			die("fork");
+		if (!writer_pid[k]) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			writer((void *)k);
+			_exit(0);
+		}
+	}
+}
+
+/* A pass over @n pages at @set: the process's own pages, the others' told. */
+static void write_pass(char *set, long n)
+{
+	if (nwriters > 1) {
+		pub->set = set;
+		pub->n = n;
+		__atomic_fetch_add(&pub->seq, 1, __ATOMIC_RELEASE);
+	}
+	write_share(set, n, 0);
+}
+
+/* The loops the writers other than the process counted. */
+static unsigned long sum_writer_loops(void)
+{
+	unsigned long sum = 0;
+	int k;
+
+	for (k = 1; k < nwriters; k++)
+		sum += writer_loops[k * LOOP_STRIDE];
+	return sum;
+}
+
+/* The passes the other writers missed. */
+static long stop_writers(int threads, long passes)
+{
+	long missed = 0;
+	int k;
+
+	if (nwriters < 2)
+		return 0;
+	pub->set = NULL;
+	__atomic_fetch_add(&pub->seq, 1, __ATOMIC_RELEASE);
+	for (k = 1; k < nwriters; k++) {
+		if (threads)
+			pthread_join(writer_thread[k], NULL);
+		else
+			waitpid(writer_pid[k], NULL, 0);
+		missed += passes - pub->done[k];
+	}
+	return missed;
+}
+
 static const char * const phase_name[NR_PHASES] = {
 	"warmup", "steady", "moved",
 };
@@ -646,12 +778,13 @@ int main(int argc, char **argv)
 	const char *gofile = NULL, *readyfifo = NULL;
 	double theta = 0;
 	long free0_kb = -1, high0_kb = -1, room_mb = -1, hold_mb = 0;
-	int hold_fd[4];
+	int hold_fd[4], threads = 0, share = MAP_PRIVATE;
+	long missed;
 	struct zipf z = { 0 };
 	struct rusage ru;
 	char *p, *hot_c;
 
-	while ((opt = getopt(argc, argv, "bt:G:R:S:n:u:s:m:P:H:W:w:O:C:I:D:d:Z:L:")) != -1) {
+	while ((opt = getopt(argc, argv, "bt:G:R:S:n:u:s:m:P:H:W:w:O:C:I:D:d:Z:L:T:M:")) != -1) {
 		switch (opt) {
 		case 'b': busy = 1; break;
 		case 't': tick_us = atol(optarg); break;
@@ -673,6 +806,12 @@ int main(int argc, char **argv)
 		case 'd': drift_s = atol(optarg); break;
 		case 'Z': theta = atof(optarg); break;
 		case 'L': room_mb = atol(optarg); break;
+		case 'T':
+		case 'M':
+			nwriters = atoi(optarg);
+			threads = opt == 'T';
+			share = threads ? MAP_PRIVATE : MAP_SHARED;
+			break;
 		default:
 			fprintf(stderr, "usage: see the comment at the top of tier-bench.c\n");
 			return 2;
@@ -684,6 +823,12 @@ int main(int argc, char **argv)
 	if (drift_mb < 0 || drift_s < 1 ||
 	    mb[HOT_A] + drift_mb * shifts > mb[COLD]) {
 		fprintf(stderr, "tier-bench: need DRIFT_S >= 1 and HOT_MB + DRIFT_MB * (MOVED_S - 1) / DRIFT_S <= COLD_MB\n");
+		return 2;
+	}
+	if (nwriters < 1 || nwriters > MAX_WRITERS ||
+	    (nwriters > 1 && (theta > 0 || drift_mb))) {
+		fprintf(stderr, "tier-bench: need 1 <= WRITERS <= %d, and not -T or -M with -D or -Z\n",
+			MAX_WRITERS);
 		return 2;
 	}
 	if (theta < 0 || (theta > 0 && drift_mb)) {
@@ -728,7 +873,13 @@ int main(int argc, char **argv)
 		ncpus = MAX_CPUS;
 	loops = mmap(NULL, ncpus * LOOP_STRIDE * sizeof(*loops),
 		     PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (loops == MAP_FAILED || pipe(spin_go))
+	writer_loops = mmap(NULL, MAX_WRITERS * LOOP_STRIDE * sizeof(*loops),
+			    PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+			    -1, 0);
+	pub = mmap(NULL, sizeof(*pub), PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (loops == MAP_FAILED || writer_loops == MAP_FAILED ||
+	    pub == MAP_FAILED || pipe(spin_go))
 		die("loop counters");
 	for (cpu = 1; busy && cpu < ncpus; cpu++)
 		loop_pid[cpu] = spawn_spinner(cpu, loops, spin_go[0]);
@@ -738,9 +889,9 @@ int main(int argc, char **argv)
 	pin(0);
 
 	p = mmap(NULL, total * psz, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		 share | MAP_ANONYMOUS, -1, 0);
 	hot_c = mmap(NULL, npages[HOT_A] * psz, PROT_READ | PROT_WRITE,
-		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		     share | MAP_ANONYMOUS, -1, 0);
 	idle_pages = calloc(nidle / stride + 1, sizeof(*idle_pages));
 	status = calloc(total / stride + nidle / stride + 1, sizeof(*status));
 	for (i = 0; i < NR_SETS; i++)
@@ -778,6 +929,8 @@ int main(int argc, char **argv)
 	for (cpu = 1; busy && cpu < ncpus; cpu++)
 		if (write(spin_go[1], "g", 1) != 1)
 			die("starting the spinners");
+	/* placed: the other writers (processes) map the region from here on */
+	start_writers(threads);
 
 	for (i = 0; i < NR_SETS; i++)
 		printf("range,%s,%p,%p\n", set_name[i], p + start[i] * psz,
@@ -822,7 +975,7 @@ int main(int argc, char **argv)
 	at[STEADY] = tw + warmup_s * 1e9;
 	at[MOVED] = at[STEADY] + steady_s * 1e9;
 	at[NR_PHASES] = at[MOVED] + moved_s * 1e9;
-	meter[WARMUP] = sum_loops(loops, 0, 1);
+	meter[WARMUP] = sum_loops(loops, 0, 1) + sum_writer_loops();
 	spin[WARMUP] = sum_loops(loops, 1, ncpus);
 	for (k = 0; k < nthreads; k++)
 		thr[k][WARMUP] = thread_ms(tpid[k]);
@@ -844,13 +997,13 @@ int main(int argc, char **argv)
 		 */
 		if (!bg_at && t >= tw + settle_s * 1e9) {
 			bg_at = t;
-			bg_meter = sum_loops(loops, 0, 1);
+			bg_meter = sum_loops(loops, 0, 1) + sum_writer_loops();
 			bg_spin = sum_loops(loops, 1, ncpus);
 		}
 		while (ph < NR_PHASES && t >= at[ph + 1]) {
 			ph++;
 			at[ph] = t;
-			meter[ph] = sum_loops(loops, 0, 1);
+			meter[ph] = sum_loops(loops, 0, 1) + sum_writer_loops();
 			spin[ph] = sum_loops(loops, 1, ncpus);
 			for (k = 0; k < nthreads; k++)
 				thr[k][ph] = thread_ms(tpid[k]);
@@ -885,7 +1038,7 @@ int main(int argc, char **argv)
 				       drift_pages * psz;
 		}
 		if (set)
-			write_pages(set, n);
+			write_pass(set, n);
 		done[ph]++;
 		/* due PASS_MS after the last that was due, or after this one if late */
 		next_pass += pass_ns;
@@ -895,6 +1048,7 @@ int main(int argc, char **argv)
 		if (next_pass > at[ph + 1] && t < at[ph + 1])
 			next_pass = at[ph + 1];
 	}
+	missed = stop_writers(threads, done[WARMUP] + done[STEADY] + done[MOVED]);
 	getrusage(RUSAGE_SELF, &ru);
 
 	/* Where the sets ended up: outside the phases, so it costs them nothing. */
@@ -911,6 +1065,8 @@ int main(int argc, char **argv)
 	printf("total,hot_pages,%ld\ntotal,page_size,%ld\n", npages[HOT_A], psz);
 	printf("total,pass_ms,%ld\ntotal,busy,%d\n", pass_ms, busy);
 	printf("total,drift_mb,%ld\ntotal,drift_s,%ld\n", drift_mb, drift_s);
+	printf("total,writers,%d\ntotal,writer_threads,%d\n", nwriters, threads);
+	printf("total,writer_passes_missed,%ld\n", missed);
 	if (theta)
 		printf("total,zipf_theta,%.3f\ntotal,zipf_pages,%ld\ntotal,zipf_mult,%ld\n"
 		       "total,zipf_off_steady,%ld\ntotal,zipf_off_moved,%ld\n"
