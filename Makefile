@@ -7,8 +7,9 @@
 #                 event formats in the VM; ends with "N passed, N failed"
 #   make run      boot, record the rmap and kscand events under workloads,
 #                 summarize
-#   make bench    kscand against NUMA balancing tiering and DAMON in three
-#                 regimes, 3 runs each: medians, build/bench/summary.csv,
+#   make bench    kscand against NUMA balancing tiering and DAMON in seven
+#                 regimes of tier-bench and under pgbench, 3 runs each
+#                 (47 min here): medians, build/bench/summary.csv,
 #                 build/bench/*.png
 #   make stress   the debug kernel's run of make check, with STRESS_S
 #                 seconds of stress (default 600)
