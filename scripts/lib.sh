@@ -49,9 +49,10 @@ RT_SKIPS="^promote_events: numab(_short)?: no NUMA balancing|^rmap_events: locke
 UPSTREAM_UNPARSED="mm_shrink_slab_end mm_shrink_slab_start mm_vmscan_direct_reclaim_begin mm_vmscan_direct_reclaim_end mm_vmscan_memcg_reclaim_begin mm_vmscan_memcg_reclaim_end mm_vmscan_memcg_softlimit_reclaim_begin mm_vmscan_memcg_softlimit_reclaim_end mm_vmscan_node_reclaim_end"
 
 # kscand_policy's cases that reach kscand's code, and those that time its
-# hot threshold (full warm slow room short oldest held: how soon pages
-# accessed at given intervals, or with the target short of room, count
-# hot), which run the same scanning and promotion code as the others:
+# hot threshold or its periods (full warm trickle slow room short oldest
+# held: how soon pages accessed at given intervals, or with the target
+# short of room, count hot, and how often a process is looked at then),
+# which run the same scanning and promotion code as the others:
 # 164 s of about 390 s with each case run alone once on the series'
 # kernel (2026-11-30; the whole test took 655 s on the debug kernel, 359
 # s on the series' kernel, in one make check). The series' and the RT
@@ -64,7 +65,7 @@ UPSTREAM_UNPARSED="mm_shrink_slab_end mm_shrink_slab_start mm_vmscan_direct_recl
 # the guest's limit. (On 2026-12-04 it did not stall: "full" and
 # "stays_full", run by hand there, passed in 246 s.)
 KSCAND_POLICY_PATHS="kscand_policy mempolicy localalloc prctl cpuset memcg page_idle off pinned ksm backoff rate_thp idle toptier toptier_vmas asleep sparse wakeups tlb nodes memcg_limit toptier_flush epoch prune mglru mglru_hot mglru_reclaim reuse shared shared_turns no_room"
-KSCAND_POLICY_TIMING_SKIPS="^kscand_policy: (full|stays_full|warm|slow|room|short|oldest|held): not asked for"
+KSCAND_POLICY_TIMING_SKIPS="^kscand_policy: (full|stays_full|warm|trickle|slow|room|short|oldest|held): not asked for"
 DEBUG_KSCAND_POLICY=$KSCAND_POLICY_PATHS
 DEBUG_SKIPS="$KSCAND_POLICY_TIMING_SKIPS|$ONE_TOP_SKIPS"
 POSTING_SKIPS="^trace_enum_formats: [a-z_]+: no such event system|$KSCAND_POLICY_TIMING_SKIPS|$ONE_TOP_SKIPS"
