@@ -37,7 +37,7 @@ ONE_TOP_SKIPS='^kscand_policy: two top-tier nodes|^kscand_no_lower: a lower memo
 # its cases for two top-tier nodes skip as in the default VM, as does its
 # case of the rate limit it shares with NUMA balancing; so do the promote
 # events' NUMA balancing cases.
-RT_SKIPS="^promote_events: numab(_short)?: no NUMA balancing|^rmap_events: locked: needs THP|^pcp_events: thp refill: THP is disabled|^dax_events: PMD faults: no dax_pmd_fault events|^kscand_events: THP hot set: no THPs|^kscand_policy: rate_thp: 0 kB of THPs|^kscand_policy: short: no NUMA balancing rate limit in this kernel|$ONE_TOP_SKIPS"
+RT_SKIPS="^promote_events: numab(_short)?: no NUMA balancing|^rmap_events: locked: needs THP|^pcp_events: thp refill: THP is disabled|^dax_events: PMD faults: no dax_pmd_fault events|^kscand_events: THP hot set: no THPs|^kscand_policy: rate_thp: 0 kB of THPs|^kscand_policy: thp_idle: no THP|^kscand_policy: short: no NUMA balancing rate limit in this kernel|$ONE_TOP_SKIPS"
 
 # A posting booted alone (make check's per-posting step) lacks the event
 # systems of the others, which trace_enum_formats skips by name.
@@ -64,7 +64,7 @@ UPSTREAM_UNPARSED="mm_shrink_slab_end mm_shrink_slab_start mm_vmscan_direct_recl
 # under TCG: "page allocation stall for 26 secs" measured on 7.3), past
 # the guest's limit. (On 2026-12-04 it did not stall: "full" and
 # "stays_full", run by hand there, passed in 246 s.)
-KSCAND_POLICY_PATHS="kscand_policy mempolicy localalloc prctl cpuset memcg page_idle off pinned ksm backoff rate_thp idle toptier toptier_vmas toptier_walk asleep sparse wakeups tlb nodes memcg_limit toptier_flush epoch prune mglru mglru_hot mglru_reclaim reuse shared shared_turns no_room"
+KSCAND_POLICY_PATHS="kscand_policy mempolicy localalloc prctl cpuset memcg page_idle off pinned ksm backoff rate_thp idle toptier toptier_vmas toptier_walk thp_idle asleep sparse wakeups tlb nodes memcg_limit toptier_flush epoch prune mglru mglru_hot mglru_reclaim reuse shared shared_turns no_room"
 KSCAND_POLICY_TIMING_SKIPS="^kscand_policy: (full|stays_full|warm|trickle|slow|room|short|oldest|held): not asked for"
 DEBUG_KSCAND_POLICY=$KSCAND_POLICY_PATHS
 DEBUG_SKIPS="$KSCAND_POLICY_TIMING_SKIPS|$ONE_TOP_SKIPS"
