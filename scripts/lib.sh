@@ -64,7 +64,7 @@ UPSTREAM_UNPARSED="mm_shrink_slab_end mm_shrink_slab_start mm_vmscan_direct_recl
 # under TCG: "page allocation stall for 26 secs" measured on 7.3), past
 # the guest's limit. (On 2026-12-04 it did not stall: "full" and
 # "stays_full", run by hand there, passed in 246 s.)
-KSCAND_POLICY_PATHS="kscand_policy mempolicy localalloc prctl cpuset memcg page_idle off pinned ksm backoff rate_thp idle toptier toptier_vmas toptier_walk thp_idle asleep sparse wakeups tlb nodes memcg_limit toptier_flush epoch prune mglru mglru_hot mglru_reclaim reuse shared shared_turns no_room"
+KSCAND_POLICY_PATHS="kscand_policy mempolicy localalloc prctl cpuset memcg memcg_off page_idle off pinned ksm backoff rate_thp idle toptier toptier_vmas toptier_walk thp_idle asleep sparse wakeups tlb nodes memcg_limit toptier_flush epoch prune mglru mglru_hot mglru_reclaim reuse shared shared_turns no_room"
 KSCAND_POLICY_TIMING_SKIPS="^kscand_policy: (full|stays_full|warm|trickle|slow|room|short|oldest|held): not asked for"
 DEBUG_KSCAND_POLICY=$KSCAND_POLICY_PATHS
 DEBUG_SKIPS="$KSCAND_POLICY_TIMING_SKIPS|$ONE_TOP_SKIPS"
